@@ -1,0 +1,1 @@
+"""``cuerobot physics ...`` and ``cuerobot bench physics``."""

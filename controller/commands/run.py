@@ -1,0 +1,1 @@
+"""``cuerobot run``: the main job (placeholder until the engine lands)."""
