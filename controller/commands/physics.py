@@ -1,1 +1,47 @@
-"""``cuerobot physics ...`` and ``cuerobot bench physics``."""
+"""``cuerobot physics check-reference FILE`` and ``cuerobot bench physics``."""
+from __future__ import annotations
+
+import json
+
+
+def _check_reference(args) -> int:
+    from tqdm import tqdm
+
+    from planner.physics.reference import check_reference
+
+    bar = (lambda xs: tqdm(xs, desc="reference cases", unit="case")) if not args.json else None
+    r = check_reference(args.file, progress=bar)
+    if args.json:
+        print(json.dumps({k: r[k] for k in ("cases", "passed", "failed", "per_category")}))
+    else:
+        for cat, c in sorted(r["per_category"].items()):
+            print(f"{cat}: {c['passed']}/{c['cases']} passed")
+        for name, s in r["break_statistics"].items():
+            print(f"  breaks, mean {name}: ours {s['ours']:.3f}, reference {s['reference']:.3f} "
+                  f"(allowed difference {s['two_se']:.3f}) {'ok' if s['ok'] else 'FAIL'}")
+        for cid, why in r["failures"].items():
+            print(f"FAIL {cid}: " + "; ".join(why))
+        print(f"{r['passed']}/{r['cases']} cases passed")
+    return 0 if not r["failed"] else 1
+
+
+def _bench(args) -> int:
+    from planner.physics.bench import run_physics_bench
+
+    return run_physics_bench(as_json=args.json, racks=args.racks)
+
+
+def register(sub) -> None:
+    phys = sub.add_parser("physics", help="physics engine tools")
+    psub = phys.add_subparsers(dest="physics_command", metavar="ACTION", required=True)
+    p = psub.add_parser("check-reference", help="compare the engine with a reference cases file")
+    p.add_argument("file", help="reference JSON, e.g. ../shared/reference/physics_cases.json")
+    p.add_argument("--json", action="store_true", help="print a JSON summary")
+    p.set_defaults(func=_check_reference)
+
+
+def register_bench(bench_sub) -> None:
+    p = bench_sub.add_parser("physics", help="shots per second and break times of the engine")
+    p.add_argument("--json", action="store_true")
+    p.add_argument("--racks", type=int, default=100, help="number of breaks to time")
+    p.set_defaults(func=_bench)

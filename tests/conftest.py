@@ -1,0 +1,28 @@
+"""Shared fixtures: the repo's default config and the ../shared reference data."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    if not SHARED.is_dir():
+        pytest.skip(f"reference data directory {SHARED} is absent (it sits beside the clone in CI)")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def table_config():
+    from planner.table_config import load_table_config
+    return load_table_config()
+
+
+@pytest.fixture(scope="session")
+def sim(table_config):
+    from planner.physics.engine import Simulator
+    return Simulator(table_config.table, table_config.physics)
