@@ -4,6 +4,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests draw the same examples on every run, so CI results are reproducible.
+settings.register_profile("repro", derandomize=True, deadline=None)
+settings.load_profile("repro")
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
