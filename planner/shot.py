@@ -44,8 +44,13 @@ class ErrorModel:
         return ErrorModel(*(k * s for s in self.sigmas()))
 
     def perturb(self, shot: ShotParams, rng: np.random.Generator, n: int) -> np.ndarray:
-        """(n, 5) noisy copies of ``shot`` as arrays in ShotParams order."""
-        return shot.as_array()[None, :] + rng.standard_normal((n, 5)) * self.sigmas()[None, :]
+        """(n, 5) noisy copies of ``shot`` as arrays in ShotParams order.
+
+        The cue cannot point below the horizontal, so a perturbed theta is clipped at 0 deg.
+        """
+        out = shot.as_array()[None, :] + rng.standard_normal((n, 5)) * self.sigmas()[None, :]
+        np.maximum(out[:, 1], 0.0, out=out[:, 1])
+        return out
 
 
 # PickPocket's error models (Smith 2006, Section 5): E_high and E_low = E_high / 10.
