@@ -3,6 +3,7 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from planner.shot import E_HIGH, ShotParams
 
@@ -31,4 +32,4 @@ def test_perturbed_theta_never_below_horizontal():
     assert (rows[:, 1] >= 0).all()
     # the other parameters keep their zero-mean noise
     assert abs(rows[:, 0].mean() - 90.0) < 4 * E_HIGH.phi / np.sqrt(2000)
-    assert rows[:, 0].std() == __import__("pytest").approx(E_HIGH.phi, rel=0.1)
+    assert rows[:, 0].std() == pytest.approx(E_HIGH.phi, rel=0.1)
