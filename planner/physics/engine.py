@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from planner.physics.eventlog import EventLog
+from planner.physics.eventlog import EV_BALL_BALL, EventLog
 from planner.physics.kernel import run_batch, run_shot
 from planner.physics.motion import POCKETED, STATIONARY
 from planner.physics.params import PhysicsParams
@@ -181,19 +181,23 @@ class Simulator:
         time = np.empty(m)
         a = np.empty(m, np.int64)
         b = np.empty(m, np.int64)
-        ev_rvw = np.zeros((m, 2, 3, 3))
-        ev_s = np.full((m, 2), -1, np.int64)
+        ev_rvw = np.empty((m, 2, 3, 3))
+        ev_s = np.empty((m, 2), np.int64)
         nev, trunc, t_end, pocket, first, _, _ = run_shot(
             rvw, s, row, cue, self._p, self._lin, self._lin_h, self._circ, self._pockets,
             self.table.pocket_drop, m, True, kind, time, a, b, ev_rvw, ev_s)
+        ev_rvw, ev_s = ev_rvw[:nev].copy(), ev_s[:nev].copy()
+        single = kind[:nev] != EV_BALL_BALL   # only ball-ball events have a second ball agent
+        ev_rvw[single, 1] = 0.0
+        ev_s[single, 1] = -1
         ids = state.ids
         a_ids = ids[a[:nev]]
         b_ids = b[:nev].copy()
-        bb = kind[:nev] == 1
+        bb = ~single
         b_ids[bb] = ids[b_ids[bb]]
         return ShotResult(ids=ids.copy(), final_rvw=rvw, final_state=s, pocket=np.maximum(pocket, -1),
                           events=EventLog(kind[:nev].copy(), time[:nev].copy(), a_ids, b_ids),
-                          event_rvw=ev_rvw[:nev].copy(), event_state=ev_s[:nev].copy(),
+                          event_rvw=ev_rvw, event_state=ev_s,
                           first_hit=int(ids[first]) if first >= 0 else -1, truncated=bool(trunc),
                           t_end=float(t_end))
 
