@@ -33,6 +33,7 @@ def _serve_sim_robot(args) -> int:
         from planner.rack import rack_8ball
         from planner.table_config import load_table_config
 
+        logging.info("world: the physics engine on a fresh rack (compiling it on a first run takes a while)")
         tc = load_table_config()
         state = rack_8ball(tc.table, tc.physics.R, np.random.default_rng(cfg.seed))
         world = PhysicsWorld(Simulator(tc.table, tc.physics), state, args.strike_log)
