@@ -1,1 +1,88 @@
-"""CLI commands for the planner area (see controller/cli.py for the registry contract)."""
+"""CLI commands for the planner area (see controller/cli.py for the registry contract):
+``cuerobot match``, ``cuerobot tables build`` and ``cuerobot bench planner``."""
+from __future__ import annotations
+
+import json
+
+PLANNERS = ("greedy", "prob", "mc")
+NOISES = ("high", "low", "none")
+
+
+def _bar(desc: str, quiet: bool):
+    from tqdm import tqdm
+
+    return lambda it, total: tqdm(it, total=total, desc=desc, disable=quiet)
+
+
+def _match(args) -> int:
+    from planner.match import run_match
+
+    r = run_match(args.a, args.b, args.games, args.noise, args.seed, args.workers,
+                  progress=_bar("games", args.json))
+    if args.json:
+        print(json.dumps({k: r[k] for k in ("wins", "sis", "ss", "decision_s")}))
+        return 0
+
+    def frac(x):
+        return f"{x[0]}/{x[1]} ({100 * x[0] / x[1]:.0f}%)" if x[1] else "0/0"
+
+    print(f"{'player':<8} {'wins':>5} {'SIS':>16} {'SS':>14} {'median decision':>16}")
+    for label, name in (("A", args.a), ("B", args.b)):
+        print(f"{name:<8} {r['wins'][label]:>5} {frac(r['sis'][label]):>16} {frac(r['ss'][label]):>14} "
+              f"{r['decision_s'][label]:>14.3f} s")
+    if r["wins"]["none"]:
+        print(f"{r['wins']['none']} games abandoned at the shot cap")
+    return 0
+
+
+def _tables_build(args) -> int:
+    from planner.difficulty import GridSpec, build_table, tables_dir
+    from planner.planner_config import load_planner_config
+    from planner.shot import PRESETS
+    from planner.table_config import load_table_config
+
+    tcfg, pcfg = load_table_config(), load_planner_config()
+    grid = GridSpec(args.resolution, args.samples, pcfg.grid.speed_increment)
+    dt = build_table(tcfg.table, tcfg.physics, PRESETS[args.noise], grid, workers=args.workers,
+                     progress=_bar("cell chunks", False))
+    path = dt.save(tables_dir(), args.noise)
+    print(f"wrote {path} ({grid.resolution}^4 cells x 2 pocket kinds, {grid.samples} samples each; "
+          f"hash {dt.meta['hash'][:12]})")
+    if (grid.resolution, grid.samples) != (pcfg.grid.resolution, pcfg.grid.samples):
+        print(f"note: config/planner.yaml asks for resolution {pcfg.grid.resolution}, samples "
+              f"{pcfg.grid.samples}; the planner will treat this table as stale until they match")
+    return 0
+
+
+def _bench(args) -> int:
+    from planner.bench import run_planner_bench
+
+    return run_planner_bench(args.states, args.json, args.noise)
+
+
+def register(sub) -> None:
+    m = sub.add_parser("match", help="play 8-ball games between two planners (PickPocket's Table 1)")
+    m.add_argument("a", choices=PLANNERS)
+    m.add_argument("b", choices=PLANNERS)
+    m.add_argument("--games", type=int, default=10)
+    m.add_argument("--noise", choices=NOISES, default="high")
+    m.add_argument("--seed", type=int, default=0)
+    m.add_argument("--workers", type=int, default=1)
+    m.add_argument("--json", action="store_true")
+    m.set_defaults(func=_match)
+    t = sub.add_parser("tables", help="shot-difficulty tables")
+    tsub = t.add_subparsers(dest="tables_command", metavar="ACTION", required=True)
+    b = tsub.add_parser("build", help="build and store the shot-difficulty table for an error model")
+    b.add_argument("--resolution", type=int, default=5, help="grid points per feature")
+    b.add_argument("--samples", type=int, default=48, help="noisy simulations per cell")
+    b.add_argument("--workers", type=int, default=1, help="processes")
+    b.add_argument("--noise", choices=NOISES, default="high")
+    b.set_defaults(func=_tables_build)
+
+
+def register_bench(bench_sub) -> None:
+    p = bench_sub.add_parser("planner", help="MC decision time over mid-game states (baseline: greedy)")
+    p.add_argument("--states", type=int, default=10)
+    p.add_argument("--noise", choices=NOISES, default="high")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_bench)

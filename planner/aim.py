@@ -1,0 +1,136 @@
+"""Ghost-ball aiming geometry: where the cue ball must be at contact, the cue direction, and the
+four features of PickPocket's shot-difficulty table (Smith 2006, Section 3.2: cut angle alpha,
+object-ball-to-pocket distance d1, cue-to-ghost distance d2, pocket angle beta).
+
+Frame and units: docs/frame.md (metres; phi, alpha, beta in degrees; phi = 0 along +x,
+counter-clockwise). Ball radius R in metres.
+
+Aim points. A corner pocket's drop centre lies behind the rail intersection on the diagonal; a
+line to it from anywhere on the table crosses the mouth (the mouth is about 45 degrees wide
+each side of the diagonal), so corner shots aim at the drop centre. A side pocket's centre lies
+``side_pocket_depth`` behind the rail line; a line to it at pocket angle beta crosses the rail
+line depth * tan(beta) off the mouth's centre and at steep angles hits a jaw, so side shots aim
+at the mouth's centre on the rail line.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from planner.table import Table
+
+
+def unit(v: np.ndarray) -> np.ndarray:
+    """v / |v| along the last axis (v: (..., 2)); raises ValueError for a zero vector."""
+    v = np.asarray(v, dtype=np.float64)
+    n = np.linalg.norm(v, axis=-1, keepdims=True)
+    if np.any(n == 0):
+        raise ValueError("cannot take the direction of a zero-length vector")
+    return v / n
+
+
+def ghost_ball(obj: np.ndarray, target: np.ndarray, R: float) -> np.ndarray:
+    """Cue-ball centre at contact that sends ``obj`` towards ``target``: o - 2R unit(target - o).
+
+    obj, target: (..., 2) [m]. Returns (..., 2) [m].
+    """
+    obj = np.asarray(obj, dtype=np.float64)
+    return obj - 2.0 * R * unit(np.asarray(target, dtype=np.float64) - obj)
+
+
+def direction_deg(frm: np.ndarray, to: np.ndarray) -> np.ndarray:
+    """Direction of travel from ``frm`` to ``to`` as phi in degrees [0, 360) (docs/frame.md)."""
+    d = np.asarray(to, dtype=np.float64) - np.asarray(frm, dtype=np.float64)
+    return np.degrees(np.arctan2(d[..., 1], d[..., 0])) % 360.0
+
+
+def angle_between_deg(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Unsigned angle [0, 180] degrees between direction vectors u and v (..., 2)."""
+    c = np.sum(unit(u) * unit(v), axis=-1)
+    return np.degrees(np.arccos(np.clip(c, -1.0, 1.0)))
+
+
+def pocket_axis(table: Table, k: int) -> np.ndarray:
+    """(2,) unit vector from pocket ``k`` into the table: the corner diagonal or the side rail's normal."""
+    w, l = table.width, table.length
+    c = table.pocket_center[k]
+    if table.pocket_kind[k] == "corner":
+        return unit(np.sign([w / 2 - c[0], l / 2 - c[1]]))
+    return np.array([1.0 if c[0] < w / 2 else -1.0, 0.0])
+
+
+def pocket_target(table: Table, k: int) -> np.ndarray:
+    """(2,) aim point for pocket ``k`` [m]: the drop centre of a corner, the mouth centre of a side."""
+    c = table.pocket_center[k]
+    if table.pocket_kind[k] == "corner":
+        return c.copy()
+    return np.array([0.0 if c[0] < table.width / 2 else table.width, c[1]])
+
+
+def pocket_targets(table: Table) -> np.ndarray:
+    """(P, 2) aim points of every pocket, in ``table.pocket_ids`` order."""
+    return np.array([pocket_target(table, k) for k in range(len(table.pocket_ids))])
+
+
+def pocket_axes(table: Table) -> np.ndarray:
+    """(P, 2) inward unit axes of every pocket."""
+    return np.array([pocket_axis(table, k) for k in range(len(table.pocket_ids))])
+
+
+@dataclass(frozen=True)
+class Aim:
+    """A straight-in shot's geometry. ghost (2,) [m]; phi [deg]; alpha cut angle [deg] (0 = full
+    ball); d1 object-to-target, d2 cue-to-ghost [m]; beta [deg] between the object ball's path
+    and the pocket's axis (0 = straight down the diagonal / perpendicular into a side pocket)."""
+    ghost: np.ndarray
+    phi: float
+    alpha: float
+    d1: float
+    d2: float
+    beta: float
+
+
+def aim_straight(cue: np.ndarray, obj: np.ndarray, target: np.ndarray, axis: np.ndarray, R: float) -> Aim:
+    """Ghost-ball aim of ``obj`` at ``target`` from ``cue`` (all (2,) metres); ``axis`` the pocket's
+    inward unit axis. Raises ValueError if cue is at the ghost position or obj at the target."""
+    cue, obj, target = (np.asarray(x, dtype=np.float64) for x in (cue, obj, target))
+    g = ghost_ball(obj, target, R)
+    to_pocket = target - obj
+    cue_path = g - cue
+    return Aim(ghost=g, phi=float(direction_deg(cue, g)), alpha=float(angle_between_deg(cue_path, to_pocket)),
+               d1=float(np.linalg.norm(to_pocket)), d2=float(np.linalg.norm(cue_path)),
+               beta=float(angle_between_deg(-to_pocket, axis)))
+
+
+def segment_clearance(p0: np.ndarray, p1: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Distance from each point pts (N, 2) to the segment p0-p1 (capsule test) [m], shape (N,)."""
+    p0 = np.asarray(p0, dtype=np.float64)
+    d = np.asarray(p1, dtype=np.float64) - p0
+    L2 = float(d @ d)
+    rel = np.asarray(pts, dtype=np.float64).reshape(-1, 2) - p0
+    t = np.clip(rel @ d / L2, 0.0, 1.0) if L2 > 0 else np.zeros(len(rel))
+    return np.linalg.norm(rel - t[:, None] * d, axis=1)
+
+
+def reflect_across_rail(p: np.ndarray, table: Table, rail: str, R: float, e: float = 1.0) -> np.ndarray:
+    """Image of point p (2,) through the line a ball centre touches on ``rail`` ('left' x = R,
+    'right' x = w - R, 'head' y = R, 'foot' y = l - R), for one-rail bank/kick aiming. With a
+    rebound that keeps the tangential speed and scales the normal speed by ``e`` (the cushion's
+    restitution), a straight line to the image placed at 1/e times p's distance behind the line
+    crosses the line where the rebounding ball will pass through p; e = 1 is the mirror image."""
+    x, y = float(p[0]), float(p[1])
+    if rail == "left":
+        return np.array([R - (x - R) / e, y])
+    if rail == "right":
+        line = table.width - R
+        return np.array([line + (line - x) / e, y])
+    if rail == "head":
+        return np.array([x, R - (y - R) / e])
+    if rail == "foot":
+        line = table.length - R
+        return np.array([x, line + (line - y) / e])
+    raise ValueError(f"rail must be 'left', 'right', 'head' or 'foot', got {rail!r}")
+
+
+RAILS = ("left", "right", "head", "foot")

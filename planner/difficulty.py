@@ -1,0 +1,257 @@
+"""PickPocket's shot-difficulty table (Smith 2006, Section 3.2): the probability that a
+straight-in shot pockets the object ball, tabulated over cut angle alpha [deg], object-to-pocket
+distance d1 [m], cue-to-ghost distance d2 [m] and pocket angle beta [deg], separately for corner
+and side pockets. Each entry is the fraction of ``samples`` simulations of the nominal shot
+perturbed by the robot's ErrorModel that drop the object ball in the aimed pocket.
+
+Nominal shot of a cell: the geometry of planner.aim (ghost ball, pocket aim point), level cue
+(theta = 0), centre ball, V = planner.speed.min_speed + the first speed increment.
+
+Tables are stored as ``difficulty_<name>.npz`` + ``difficulty_<name>.json`` under the cache
+directory ($CUEROBOT_TABLES_DIR, default ~/.cache/cuerobot/tables/). The JSON holds the format
+version, the error model's sigmas, the grid and a hash of everything the entries depend on
+(table geometry, physics constants, grid, samples, sigmas); a table whose hash differs is stale:
+``load_or_build`` rebuilds it or raises StaleTableError.
+"""
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from planner.aim import pocket_axes, pocket_targets
+from planner.execution import executable
+from planner.physics.engine import Simulator
+from planner.physics.params import PhysicsParams
+from planner.shot import ErrorModel, ShotParams
+from planner.speed import min_speed
+from planner.state import TableState
+from planner.table import Table
+
+FORMAT_VERSION = 1
+TABLES_DIR_ENV = "CUEROBOT_TABLES_DIR"
+KINDS = ("corner", "side")
+FEATURES = ("alpha", "d1", "d2", "beta")
+BETA_MAX = {"corner": 45.0, "side": 65.0}   # pocket angles beyond these do not enter [deg]
+ALPHA_MAX = 85.0                              # thinnest cut tabulated [deg]
+D_MIN = 0.03                                  # shortest tabulated distance [m]
+
+
+class StaleTableError(RuntimeError):
+    """A stored difficulty table was built for another table, physics, grid or error model."""
+
+
+def tables_dir() -> Path:
+    env = os.environ.get(TABLES_DIR_ENV)
+    return Path(env) if env else Path.home() / ".cache" / "cuerobot" / "tables"
+
+
+@dataclass(frozen=True)
+class GridSpec:
+    """Grid of the table: ``resolution`` points per feature, ``samples`` simulations per cell,
+    ``speed_increment`` [m/s] added to the minimum speed for the nominal shot."""
+    resolution: int = 4
+    samples: int = 32
+    speed_increment: float = 0.25
+
+    def axes(self, table: Table, kind: str) -> tuple[np.ndarray, ...]:
+        dmax = float(np.hypot(table.width, table.length))
+        n = self.resolution
+        return (np.linspace(0.0, ALPHA_MAX, n), np.linspace(D_MIN, dmax, n),
+                np.linspace(D_MIN, dmax, n), np.linspace(0.0, BETA_MAX[kind], n))
+
+
+def config_hash(table: Table, params: PhysicsParams, grid: GridSpec, error: ErrorModel) -> str:
+    """sha256 of everything a table's entries depend on."""
+    spec = dataclasses.asdict(table.specs) if table.specs is not None else {"name": table.name}
+    blob = json.dumps({"format": FORMAT_VERSION, "table": spec, "physics": dataclasses.asdict(params),
+                       "grid": dataclasses.asdict(grid), "sigmas": error.sigmas().tolist()},
+                      sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def _rot(v: np.ndarray, deg: float) -> np.ndarray:
+    c, s = np.cos(np.radians(deg)), np.sin(np.radians(deg))
+    return np.array([c * v[0] - s * v[1], s * v[0] + c * v[1]])
+
+
+def cell_layout(table: Table, R: float, kind: str, alpha: float, d1: float, d2: float,
+                beta: float):
+    """A placement of cue and object ball realising one cell: (pocket index, cue (2,), obj (2,),
+    ghost (2,)) or None if no pocket of ``kind`` admits it on the table."""
+    targets, axes = pocket_targets(table), pocket_axes(table)
+    lo, hi = np.array([R, R]) + 1e-4, np.array([table.width - R, table.length - R]) - 1e-4
+    for k, pk in enumerate(table.pocket_kind):
+        if pk != kind:
+            continue
+        for sb in (1.0, -1.0):
+            u = _rot(axes[k], sb * beta)              # from the pocket towards the object ball
+            obj = targets[k] + d1 * u
+            if np.any(obj < lo) or np.any(obj > hi):
+                continue
+            ghost = obj + 2 * R * u
+            for sa in (1.0, -1.0):
+                cue = ghost - d2 * _rot(-u, sa * alpha)
+                if np.any(cue < lo) or np.any(cue > hi) or np.linalg.norm(cue - obj) < 2 * R + 1e-4:
+                    continue
+                return k, cue, obj, ghost
+    return None
+
+
+def _cell_probability(sim: Simulator, grid: GridSpec, error: ErrorModel, kind: str,
+                      cell: tuple[float, float, float, float], rng: np.random.Generator) -> float:
+    R = sim.params.R
+    lay = cell_layout(sim.table, R, kind, *cell)
+    if lay is None:
+        return np.nan
+    k, cue, obj, ghost = lay
+    alpha, d1, d2, _ = cell
+    phi = float(np.degrees(np.arctan2(*(ghost - cue)[::-1])))
+    V = min(float(min_speed(sim.params, alpha, d1, d2)) + grid.speed_increment, 8.0)
+    shots = executable(error.perturb(ShotParams(phi, 0.0, V), rng, grid.samples), R)
+    res = sim.simulate_batch(TableState([0, 1], np.vstack([cue, obj])), shots)
+    return float(np.mean(res.pocket[:, 1] == k))
+
+
+def _build_chunk(args):
+    table, params, grid, error, kind, cells, seed = args
+    sim = Simulator(table, params)
+    rng = np.random.default_rng(seed)
+    return [_cell_probability(sim, grid, error, kind, c, rng) for c in cells]
+
+
+@dataclass(frozen=True)
+class DifficultyTable:
+    """probs[kind]: (n, n, n, n) over (alpha, d1, d2, beta); axes[kind]: the four uniform axes."""
+    probs: dict
+    axes: dict
+    meta: dict
+
+    def lookup(self, side, alpha, d1, d2, beta) -> np.ndarray:
+        """Multilinear interpolation, O(1) per shot; broadcasts. side: bool array (True = side
+        pocket). Features outside the grid are clamped to its edge. Returns probabilities."""
+        side = np.asarray(side, dtype=bool)
+        x = np.broadcast_arrays(np.asarray(alpha, float), np.asarray(d1, float),
+                                np.asarray(d2, float), np.asarray(beta, float), side)
+        out = np.empty(x[0].shape)
+        for kind, mask in (("corner", ~x[4]), ("side", x[4])):
+            if mask.any():
+                out[mask] = _interp(self.probs[kind], self.axes[kind], [v[mask] for v in x[:4]])
+        return out
+
+    def save(self, directory: Path, name: str) -> Path:
+        directory.mkdir(parents=True, exist_ok=True)
+        npz = directory / f"difficulty_{name}.npz"
+        tmp = directory / f".difficulty_{name}.tmp.npz"
+        np.savez(tmp, **{f"{k}_probs": self.probs[k] for k in KINDS},
+                 **{f"{k}_axis{i}": a for k in KINDS for i, a in enumerate(self.axes[k])})
+        os.replace(tmp, npz)
+        (directory / f"difficulty_{name}.json").write_text(json.dumps(self.meta, indent=1))
+        return npz
+
+
+def _interp(values: np.ndarray, axes, pts) -> np.ndarray:
+    idx, frac = [], []
+    for a, p in zip(axes, pts):
+        f = np.clip((p - a[0]) / (a[1] - a[0]), 0.0, len(a) - 1.0)
+        i = np.minimum(np.floor(f).astype(np.int64), len(a) - 2)
+        idx.append(i)
+        frac.append(f - i)
+    out = np.zeros(pts[0].shape)
+    for corner in range(16):
+        w = np.ones(pts[0].shape)
+        ii = []
+        for d in range(4):
+            bit = (corner >> d) & 1
+            w = w * (frac[d] if bit else 1.0 - frac[d])
+            ii.append(idx[d] + bit)
+        out += w * values[tuple(ii)]
+    return out
+
+
+def _fill_infeasible(p: np.ndarray) -> np.ndarray:
+    """Cells no placement realises take the value of the nearest realised cell (index space)."""
+    from scipy.ndimage import distance_transform_edt
+
+    bad = np.isnan(p)
+    if not bad.any():
+        return p
+    if bad.all():
+        return np.zeros_like(p)
+    _, ind = distance_transform_edt(bad, return_indices=True)
+    return p[tuple(ind)]
+
+
+def build_table(table: Table, params: PhysicsParams, error: ErrorModel, grid: GridSpec, *,
+                workers: int = 1, seed: int = 0, progress=None) -> DifficultyTable:
+    """Simulate every cell. ``progress(iterable, total)`` wraps the chunk iterator (e.g. tqdm).
+    workers > 1 spreads chunks of cells over processes."""
+    chunks, shapes, axes = [], {}, {}
+    for kind in KINDS:
+        ax = grid.axes(table, kind)
+        axes[kind] = ax
+        shapes[kind] = tuple(len(a) for a in ax)
+        cells = [tuple(float(v) for v in c) for c in np.stack(np.meshgrid(*ax, indexing="ij"), -1).reshape(-1, 4)]
+        step = max(1, len(cells) // (8 * max(workers, 1)))
+        for j in range(0, len(cells), step):
+            chunks.append((kind, j, cells[j:j + step]))
+    jobs = [(table, params, grid, error, kind, cells, seed + n) for n, (kind, _, cells) in enumerate(chunks)]
+    if workers > 1:
+        import multiprocessing as mp
+
+        with mp.get_context("spawn").Pool(workers) as pool:
+            it = pool.imap(_build_chunk, jobs)
+            results = list(progress(it, len(jobs)) if progress else it)
+    else:
+        it = map(_build_chunk, jobs)
+        results = list(progress(it, len(jobs)) if progress else it)
+    flat = {kind: [] for kind in KINDS}
+    for (kind, _, _), r in zip(chunks, results):
+        flat[kind].extend(r)
+    probs = {k: _fill_infeasible(np.array(flat[k]).reshape(shapes[k])) for k in KINDS}
+    meta = {"version": FORMAT_VERSION, "hash": config_hash(table, params, grid, error),
+            "sigmas": dict(zip(("phi", "theta", "V", "a", "b"), error.sigmas().tolist())),
+            "resolution": grid.resolution, "samples": grid.samples,
+            "speed_increment": grid.speed_increment, "table": table.name, "seed": seed}
+    return DifficultyTable(probs, axes, meta)
+
+
+def load_table(directory: Path, name: str) -> DifficultyTable:
+    """Read a stored table; raises FileNotFoundError if absent."""
+    meta = json.loads((directory / f"difficulty_{name}.json").read_text())
+    with np.load(directory / f"difficulty_{name}.npz") as z:
+        probs = {k: z[f"{k}_probs"] for k in KINDS}
+        axes = {k: tuple(z[f"{k}_axis{i}"] for i in range(4)) for k in KINDS}
+    return DifficultyTable(probs, axes, meta)
+
+
+def load_or_build(table: Table, params: PhysicsParams, error: ErrorModel, grid: GridSpec, *,
+                  name: str, directory: Path | None = None, on_stale: str = "rebuild",
+                  progress=None, workers: int = 1) -> DifficultyTable:
+    """The stored table ``name`` if it matches (table, params, error, grid); otherwise rebuild
+    and store it (on_stale='rebuild') or raise StaleTableError (on_stale='refuse')."""
+    directory = Path(directory) if directory is not None else tables_dir()
+    want = config_hash(table, params, grid, error)
+    why = None
+    try:
+        dt = load_table(directory, name)
+        if dt.meta.get("version") != FORMAT_VERSION:
+            why = f"format version {dt.meta.get('version')} != {FORMAT_VERSION}"
+        elif dt.meta.get("hash") != want:
+            why = (f"built for another table/physics/grid/error model (stored sigmas {dt.meta.get('sigmas')}, "
+                   f"resolution {dt.meta.get('resolution')}, samples {dt.meta.get('samples')})")
+        else:
+            return dt
+    except FileNotFoundError:
+        why = "no stored table"
+    if on_stale == "refuse":
+        raise StaleTableError(f"difficulty table {directory / ('difficulty_' + name + '.npz')} is stale: {why}; "
+                              f"rebuild it with `cuerobot tables build --noise {name}`")
+    dt = build_table(table, params, error, grid, workers=workers, progress=progress)
+    dt.save(directory, name)
+    return dt

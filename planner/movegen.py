@@ -1,0 +1,312 @@
+"""PickPocket's move generator (Smith 2006, Section 3.1): for every legal ball and pocket, the
+straight-in shots (ghost-ball aim, minimum speed plus increments, a few tip offsets for draw,
+stun and follow, the lowest cue elevation that clears), each with a success-probability estimate
+from the shot-difficulty table; only when no straight-in shot exists, one-rail banks, one-rail
+kicks and two-ball combinations, whose estimate is a discounted straight-in probability.
+
+Physically-possible check: the cue ball's path to the ghost ball and the object ball's path to
+the pocket are free of other balls (capsule test: centres farther than 2R from the segment), and
+the cue stick clears balls and the cushion behind the cue ball (the elevation is raised until it
+does, up to ``MoveGenConfig.theta_max``).
+
+Units: metres, m/s, degrees (docs/frame.md).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from planner.aim import (RAILS, aim_straight, ghost_ball, pocket_axes, pocket_targets, reflect_across_rail,
+                         segment_clearance, unit)
+from planner.difficulty import BETA_MAX, DifficultyTable
+from planner.physics.params import PhysicsParams
+from planner.rules.game import CalledShot, GameState
+from planner.shot import ShotParams
+from planner.speed import min_speed
+from planner.state import CUE, TableState
+from planner.table import Table
+
+STICK_REACH = 1.0   # length of cue stick behind the cue ball checked for clearance [m]
+
+
+@dataclass(frozen=True)
+class MoveGenConfig:
+    """speed_increments [m/s] added to the minimum speed; spins: (a, b) tip offsets as fractions
+    of R; v_max [m/s]; theta_min/theta_max [deg]; alpha_max [deg]; discounts for the
+    non-straight-in kinds (multiplying a straight-in probability)."""
+    speed_increments: tuple[float, ...] = (0.25, 0.8)
+    spins: tuple[tuple[float, float], ...] = ((0.0, 0.0), (0.0, 0.4), (0.0, -0.4))
+    v_max: float = 6.0
+    theta_min: float = 0.0
+    theta_max: float = 40.0
+    alpha_max: float = 80.0
+    bank_discount: float = 0.5
+    kick_discount: float = 0.5
+    combo_discount: float = 0.7
+
+
+@dataclass(frozen=True)
+class CandidateShot:
+    """A shot the robot can play, the call that goes with it, its kind ('straight', 'bank',
+    'kick', 'combo', 'safety', 'break') and its estimated success probability p."""
+    shot: ShotParams
+    call: CalledShot | None
+    kind: str
+    p: float
+
+
+def _others(state: TableState, exclude: tuple[int, ...]) -> np.ndarray:
+    keep = ~np.isin(state.ids, exclude)
+    return state.pos[keep]
+
+
+def path_clear(p0, p1, balls: np.ndarray, R: float) -> bool:
+    """No ball centre in ``balls`` (N, 2) within 2R of the segment p0-p1."""
+    return len(balls) == 0 or bool(segment_clearance(p0, p1, balls).min() >= 2 * R)
+
+
+def _capsule_hits(p0: np.ndarray, p1: np.ndarray, pts: np.ndarray, R: float) -> np.ndarray:
+    """(..., N) bool: ball centre pts[n] lies within 2R of segment p0-p1; p0, p1 (..., 2)."""
+    d = p1 - p0
+    L2 = np.maximum(np.sum(d * d, -1), 1e-18)[..., None]
+    rel = pts - p0[..., None, :]                                          # (..., N, 2)
+    t = np.clip(np.sum(rel * d[..., None, :], -1) / L2, 0.0, 1.0)
+    gap = rel - t[..., None] * d[..., None, :]
+    return np.sum(gap * gap, -1) < (2 * R) ** 2
+
+
+def on_table(p, table: Table, R: float) -> bool:
+    return bool(R <= p[0] <= table.width - R and R <= p[1] <= table.length - R)
+
+
+def min_elevation(cue: np.ndarray, phi: float, balls: np.ndarray, table: Table, params: PhysicsParams,
+                  theta_min: float) -> float:
+    """Least cue elevation [deg] (>= theta_min) at which a stick of tip radius r, held along
+    direction ``phi`` and rising from the cue ball's centre height R, passes over every ball in
+    ``balls`` (N, 2) and the cushion (height h) behind the cue ball within STICK_REACH."""
+    R, r, h = params.R, params.cue_tip_radius, table.cushion_height
+    back = -np.array([np.cos(np.radians(phi)), np.sin(np.radians(phi))])
+    need = np.radians(theta_min)
+    if len(balls):
+        rel = balls - cue
+        s = rel @ back                                   # distance behind the cue ball
+        lat = np.abs(rel @ np.array([-back[1], back[0]]))
+        hit = (s > 0) & (s < STICK_REACH) & (lat < R + r)
+        if hit.any():
+            rise = np.sqrt((R + r) ** 2 - lat[hit] ** 2)  # the stick must pass this high above centre
+            need = max(need, float(np.max(np.arctan2(rise, s[hit]))))
+    # distance behind the cue ball to the cushion nose along the stick
+    dists = []
+    for comp, lo, hi in ((0, 0.0, table.width), (1, 0.0, table.length)):
+        if back[comp] < -1e-12:
+            dists.append((cue[comp] - lo) / -back[comp])
+        elif back[comp] > 1e-12:
+            dists.append((hi - cue[comp]) / back[comp])
+    s_rail = min(dists)
+    if s_rail < STICK_REACH:
+        need = max(need, float(np.arctan2(h + r - R, s_rail)))
+    return float(np.degrees(need))
+
+
+class MoveGenerator:
+    """Candidate shots for one table, physics, difficulty table and config."""
+
+    def __init__(self, table: Table, params: PhysicsParams, difficulty: DifficultyTable,
+                 config: MoveGenConfig = MoveGenConfig()):
+        self.table, self.params, self.difficulty, self.cfg = table, params, difficulty, config
+        self.targets = pocket_targets(table)
+        self.axes = pocket_axes(table)
+        self.side = np.array([k == "side" for k in table.pocket_kind])
+        self.beta_max = np.array([BETA_MAX[k] for k in table.pocket_kind])
+
+    # ---- probabilities only (evaluation) --------------------------------------------------
+    def straight_probabilities(self, state: TableState, balls) -> dict[tuple[int, str], float]:
+        """{(ball, pocket id): p} of every possible straight-in shot on ``balls`` (vectorised;
+        the evaluation function's inner loop). Blocked or impossible shots are absent."""
+        R = self.params.R
+        if not state.has(CUE):
+            return {}
+        cue = state.position(CUE)
+        balls = [int(b) for b in balls if state.has(b)]
+        if not balls:
+            return {}
+        obj = np.array([state.position(b) for b in balls])            # (B, 2)
+        tgt = self.targets[None, :, :]                                 # (1, P, 2)
+        to_p = tgt - obj[:, None, :]                                   # (B, P, 2)
+        d1 = np.linalg.norm(to_p, axis=-1)
+        u = to_p / d1[..., None]
+        ghost = obj[:, None, :] - 2 * R * u
+        cpath = ghost - cue
+        d2 = np.linalg.norm(cpath, axis=-1)
+        cu = cpath / np.maximum(d2, 1e-12)[..., None]
+        alpha = np.degrees(np.arccos(np.clip(np.sum(cu * u, -1), -1, 1)))
+        beta = np.degrees(np.arccos(np.clip(np.sum(-u * self.axes[None], -1), -1, 1)))
+        ok = (alpha <= self.cfg.alpha_max) & (beta <= self.beta_max[None, :])
+        ok &= (ghost[..., 0] >= R) & (ghost[..., 0] <= self.table.width - R)
+        ok &= (ghost[..., 1] >= R) & (ghost[..., 1] <= self.table.length - R)
+        # capsule tests against every other ball, all (ball, pocket) pairs at once
+        bidx = np.array([int(np.flatnonzero(state.ids == b)[0]) for b in balls])
+        self_mask = np.arange(len(state.ids))[None, :] == bidx[:, None]              # (B, N)
+        obj_block = _capsule_hits(obj[:, None, :], np.broadcast_to(tgt, to_p.shape), state.pos, R)
+        obj_block &= ~self_mask[:, None, :]
+        cue_block = _capsule_hits(np.broadcast_to(cue, ghost.shape), ghost, state.pos, R)
+        cue_block &= ~(self_mask | (state.ids == CUE)[None, :])[:, None, :]
+        ok &= ~obj_block.any(-1) & ~cue_block.any(-1)
+        p = self.difficulty.lookup(np.broadcast_to(self.side[None, :], ok.shape), alpha, d1, d2, beta)
+        return {(b, self.table.pocket_ids[k]): float(p[bi, k])
+                for bi, b in enumerate(balls) for k in np.flatnonzero(ok[bi])}
+
+    # ---- full candidates ------------------------------------------------------------------
+    def _variants(self, cue, phi, alpha, d1, d2, others, call, kind, p) -> list[CandidateShot]:
+        R, cfg = self.params.R, self.cfg
+        theta = min_elevation(cue, phi, others, self.table, self.params, cfg.theta_min)
+        if theta > cfg.theta_max:
+            return []
+        v0 = float(min_speed(self.params, alpha, d1, d2))
+        out = []
+        for inc in cfg.speed_increments:
+            V = min(v0 + inc, cfg.v_max)
+            for a, b in cfg.spins:
+                out.append(CandidateShot(ShotParams(float(phi), theta, V, a * R, b * R), call, kind, p))
+            if V >= cfg.v_max:
+                break
+        return out
+
+    def straight_in(self, state: TableState, game: GameState) -> list[CandidateShot]:
+        probs = self.straight_probabilities(state, sorted(game.legal_targets()))
+        R = self.params.R
+        cue = state.position(CUE)
+        out = []
+        for (b, pid), p in probs.items():
+            k = self.table.pocket_index(pid)
+            aim = aim_straight(cue, state.position(b), self.targets[k], self.axes[k], R)
+            others = _others(state, (CUE,))
+            out += self._variants(cue, aim.phi, aim.alpha, aim.d1, aim.d2, others,
+                                  CalledShot.shot(b, pid), "straight", p)
+        return out
+
+    def _p(self, side, alpha, d1, d2, beta) -> float:
+        return float(self.difficulty.lookup(side, alpha, d1, d2, beta))
+
+    def banks(self, state: TableState, game: GameState) -> list[CandidateShot]:
+        """One-rail banks: the object ball aimed at the pocket's mirror image through a rail."""
+        R, t = self.params.R, self.table
+        cue = state.position(CUE)
+        out = []
+        for b in sorted(game.legal_targets()):
+            if not state.has(b):
+                continue
+            obj = state.position(b)
+            for k, pid in enumerate(t.pocket_ids):
+                for rail in RAILS:
+                    img = reflect_across_rail(self.targets[k], t, rail, R, self.params.e_c)
+                    hit = _rail_point(obj, img, t, rail, R)
+                    if hit is None:
+                        continue
+                    aim = aim_straight(cue, obj, img, self.axes[k], R)
+                    if aim.alpha > self.cfg.alpha_max or not on_table(aim.ghost, t, R):
+                        continue
+                    rest = _others(state, (b, CUE))
+                    if not (path_clear(obj, hit, _others(state, (b,)), R) and path_clear(hit, self.targets[k], rest, R)
+                            and path_clear(cue, aim.ghost, rest, R)):
+                        continue
+                    beta = float(np.degrees(np.arccos(np.clip(unit(hit - self.targets[k]) @ self.axes[k], -1, 1))))
+                    if beta > self.beta_max[k]:
+                        continue
+                    p = self.cfg.bank_discount * self._p(self.side[k], aim.alpha, aim.d1, aim.d2, beta)
+                    out += self._variants(cue, aim.phi, aim.alpha, aim.d1, aim.d2, _others(state, (CUE,)),
+                                          CalledShot.shot(b, pid), "bank", p)
+        return out
+
+    def kicks(self, state: TableState, game: GameState) -> list[CandidateShot]:
+        """One-rail kicks: the cue ball aimed at the ghost ball's mirror image through a rail."""
+        R, t = self.params.R, self.table
+        cue = state.position(CUE)
+        out = []
+        for b in sorted(game.legal_targets()):
+            if not state.has(b):
+                continue
+            obj = state.position(b)
+            rest = _others(state, (b, CUE))
+            for k, pid in enumerate(t.pocket_ids):
+                g = ghost_ball(obj, self.targets[k], R)
+                if not on_table(g, t, R) or not path_clear(obj, self.targets[k], _others(state, (b,)), R):
+                    continue
+                for rail in RAILS:
+                    img = reflect_across_rail(g, t, rail, R, self.params.e_c)
+                    hit = _rail_point(cue, img, t, rail, R)
+                    if hit is None or not (path_clear(cue, hit, rest, R) and path_clear(hit, g, rest, R)):
+                        continue
+                    aim = aim_straight(hit, obj, self.targets[k], self.axes[k], R)
+                    if aim.alpha > self.cfg.alpha_max or aim.beta > self.beta_max[k]:
+                        continue
+                    d2 = float(np.linalg.norm(hit - cue)) + aim.d2
+                    p = self.cfg.kick_discount * self._p(self.side[k], aim.alpha, aim.d1, d2, aim.beta)
+                    phi = float(np.degrees(np.arctan2(*(img - cue)[::-1])))
+                    out += self._variants(cue, phi, aim.alpha, aim.d1, d2 * 1.2, _others(state, (CUE,)),
+                                          CalledShot.shot(b, pid), "kick", p)
+        return out
+
+    def combos(self, state: TableState, game: GameState) -> list[CandidateShot]:
+        """Two-ball combinations: the cue ball drives legal ball A into legal ball B, which is called."""
+        R, t = self.params.R, self.table
+        cue = state.position(CUE)
+        legal = [b for b in sorted(game.legal_targets()) if state.has(b)]
+        out = []
+        for a_id in legal:
+            pa = state.position(a_id)
+            for b_id in legal:
+                if b_id == a_id:
+                    continue
+                pb = state.position(b_id)
+                for k, pid in enumerate(t.pocket_ids):
+                    second = aim_straight(pa, pb, self.targets[k], self.axes[k], R)
+                    if second.alpha > 60 or second.beta > self.beta_max[k]:
+                        continue
+                    first = aim_straight(cue, pa, second.ghost, self.axes[k], R)
+                    if first.alpha > 60 or not on_table(first.ghost, t, R):
+                        continue
+                    if not (path_clear(pb, self.targets[k], _others(state, (b_id,)), R)
+                            and path_clear(pa, second.ghost, _others(state, (a_id, b_id)), R)
+                            and path_clear(cue, first.ghost, _others(state, (a_id, CUE)), R)):
+                        continue
+                    p = (self.cfg.combo_discount * self._p(self.side[k], second.alpha, second.d1, second.d2, second.beta)
+                         * self._p(self.side[k], first.alpha, first.d1, first.d2, 0.0))
+                    # speed: the first object ball must deliver the second over d1 after a cut
+                    d1_eff = second.d1 / max(np.cos(np.radians(second.alpha)), 0.2) ** 2 + second.d2
+                    out += self._variants(cue, first.phi, first.alpha, d1_eff, first.d2, _others(state, (CUE,)),
+                                          CalledShot.shot(b_id, pid), "combo", p)
+        return out
+
+    def generate(self, state: TableState, game: GameState) -> list[CandidateShot]:
+        """All candidates, best estimate first: straight-in shots, or if none is possible the
+        banks, kicks and combinations."""
+        if not game.legal_targets() or not state.has(CUE):
+            return []
+        out = self.straight_in(state, game)
+        if not out:
+            out = self.banks(state, game) + self.kicks(state, game) + self.combos(state, game)
+        out.sort(key=lambda c: -c.p)
+        return out
+
+
+def _rail_point(frm: np.ndarray, img: np.ndarray, table: Table, rail: str, R: float):
+    """Where the segment from ``frm`` to the mirror image ``img`` crosses the rail's ball-centre
+    line, or None if it does not cross it inside the playable part of that rail."""
+    comp, line = {"left": (0, R), "right": (0, table.width - R),
+                  "head": (1, R), "foot": (1, table.length - R)}[rail]
+    den = img[comp] - frm[comp]
+    if abs(den) < 1e-12:
+        return None
+    s = (line - frm[comp]) / den
+    if not 0.0 < s < 1.0:
+        return None
+    p = frm + s * (img - frm)
+    other, span = 1 - comp, (table.width if comp == 1 else table.length)
+    margin = 0.12                   # keep the contact off the pocket jaws [m]
+    if not margin < p[other] < span - margin:
+        return None
+    if comp == 0 and abs(p[1] - table.length / 2) < margin:   # side pocket mouth
+        return None
+    return p

@@ -1,0 +1,102 @@
+"""Typed planner settings read from ``config/planner.yaml`` (see that file for units)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from planner.config import ConfigError, Section, default_path, load_yaml
+from planner.difficulty import GridSpec
+from planner.movegen import MoveGenConfig
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    t0: float = 0.65
+    t1: float = 0.6
+    samples: int = 15
+    samples_deep: int = 5
+    ply: int = 2
+    breadth: int = 4
+    breadth_deep: int = 2
+    time_budget: float = 5.0
+    cutoff_slack: float = 0.25
+    safety_candidates: int = 24
+    in_hand_grid: int = 6
+    weights: tuple[float, float, float] = (1.0, 0.33, 0.15)
+    win_value: float = 2.0
+    v_break: float = 7.5
+
+
+@dataclass(frozen=True)
+class PlannerConfig:
+    movegen: MoveGenConfig
+    search: SearchConfig
+    grid: GridSpec
+    path: str
+
+
+def _pairs(sec: Section, key: str) -> tuple[tuple[float, float], ...]:
+    raw = sec.raw(key, "a list of [a, b] pairs (fractions of R)")
+    if not isinstance(raw, list) or not raw:
+        raise sec.fail(key, "a non-empty list of [a, b] pairs (fractions of R)", raw)
+    out = []
+    for v in raw:
+        if (not isinstance(v, list) or len(v) != 2 or any(isinstance(x, bool) or not isinstance(x, (int, float)) for x in v)
+                or (v[0] ** 2 + v[1] ** 2) ** 0.5 > 0.8):
+            raise sec.fail(key, "a non-empty list of [a, b] pairs, fractions of R with sqrt(a^2+b^2) <= 0.8", raw)
+        out.append((float(v[0]), float(v[1])))
+    return tuple(out)
+
+
+def _floats(sec: Section, key: str, form: str) -> tuple[float, ...]:
+    raw = sec.raw(key, form)
+    if not isinstance(raw, list) or not raw or any(isinstance(x, bool) or not isinstance(x, (int, float)) or x < 0
+                                                  for x in raw):
+        raise sec.fail(key, form, raw)
+    return tuple(float(x) for x in raw)
+
+
+def parse_planner_config(root: Section) -> PlannerConfig:
+    rob, mg, ev, se, df = (root.section(k) for k in ("robot", "movegen", "evaluation", "search", "difficulty"))
+    v_max = rob.number("v_max", "a cue speed in m/s (0 < V <= 12)", positive=True, hi=12.0)
+    movegen = MoveGenConfig(
+        speed_increments=_floats(mg, "speed_increments", "a non-empty list of speeds >= 0 in m/s"),
+        spins=_pairs(mg, "spins"), v_max=v_max,
+        theta_min=mg.number("theta_min", "an elevation in degrees in [0, 60]", lo=0.0, hi=60.0),
+        theta_max=mg.number("theta_max", "an elevation in degrees in [0, 80]", lo=0.0, hi=80.0),
+        alpha_max=mg.number("alpha_max", "a cut angle in degrees in (0, 89]", positive=True, hi=89.0),
+        bank_discount=mg.number("bank_discount", "a number in [0, 1]", lo=0.0, hi=1.0),
+        kick_discount=mg.number("kick_discount", "a number in [0, 1]", lo=0.0, hi=1.0),
+        combo_discount=mg.number("combo_discount", "a number in [0, 1]", lo=0.0, hi=1.0))
+    weights = _floats(ev, "weights", "a list of three weights >= 0")
+    if len(weights) != 3:
+        raise ev.fail("weights", "a list of three weights >= 0", list(weights))
+    search = SearchConfig(
+        t0=se.number("t0", "a probability in [0, 1]", lo=0.0, hi=1.0),
+        t1=se.number("t1", "an evaluation >= 0", nonneg=True),
+        samples=se.integer("samples", "an integer >= 1", lo=1),
+        samples_deep=se.integer("samples_deep", "an integer >= 1", lo=1),
+        ply=se.integer("ply", "an integer in 1..3", lo=1, hi=3),
+        breadth=se.integer("breadth", "an integer >= 1", lo=1),
+        breadth_deep=se.integer("breadth_deep", "an integer >= 1", lo=1),
+        time_budget=se.number("time_budget", "a positive number of seconds", positive=True),
+        cutoff_slack=se.number("cutoff_slack", "a number in [0, 1]", lo=0.0, hi=1.0),
+        safety_candidates=se.integer("safety_candidates", "an integer >= 0", lo=0),
+        in_hand_grid=se.integer("in_hand_grid", "an integer >= 2", lo=2),
+        weights=weights, win_value=ev.number("win_value", "a number >= 0", nonneg=True),
+        v_break=rob.number("v_break", "a cue speed in m/s (0 < V <= 12)", positive=True, hi=12.0))
+    grid = GridSpec(resolution=df.integer("resolution", "an integer >= 2", lo=2),
+                    samples=df.integer("samples", "an integer >= 1", lo=1),
+                    speed_increment=df.number("speed_increment", "a speed >= 0 in m/s", nonneg=True))
+    if abs(grid.speed_increment - movegen.speed_increments[0]) > 1e-12:
+        raise df.fail("speed_increment", f"equal to movegen.speed_increments[0] ({movegen.speed_increments[0]})",
+                      grid.speed_increment)
+    return PlannerConfig(movegen, search, grid, root.path)
+
+
+def load_planner_config(path: str | Path | None = None) -> PlannerConfig:
+    """Read and validate ``config/planner.yaml`` (or ``path``); raises ConfigError naming file and key."""
+    return parse_planner_config(load_yaml(path or default_path("planner.yaml")))
+
+
+__all__ = ["ConfigError", "PlannerConfig", "SearchConfig", "load_planner_config"]

@@ -1,0 +1,225 @@
+"""The planner: one ``choose(state, game) -> Decision`` for every search (greedy, prob, mc),
+handling the break, ball-in-hand placement and safeties around the search (Smith 2006,
+Sections 3-4), and a factory by name.
+
+    planner = make_planner("mc", noise="high")
+    d = planner.choose(table_state, game_state)   # d.shot, d.call, d.kind, d.estimate, d.cue_pos
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from planner.difficulty import DifficultyTable, load_or_build
+from planner.movegen import CandidateShot, MoveGenerator, min_elevation, path_clear
+from planner.physics.engine import Simulator
+from planner.planner_config import PlannerConfig, load_planner_config
+from planner.rules.game import CalledShot, GameState, InHand
+from planner.search import greedy, montecarlo, probabilistic
+from planner.search.common import SearchContext, play_samples
+from planner.shot import PRESETS, ErrorModel, ShotParams
+from planner.state import CUE, TableState
+from planner.table_config import TableConfig, load_table_config
+
+SEARCHES = {"greedy": greedy.search, "prob": probabilistic.search, "mc": montecarlo.search}
+SAFETY_SPEEDS = (0.5, 0.9, 1.4)               # cue speeds tried for safeties [m/s]
+SAFETY_OFFSETS = (-1.5, -0.75, 0.0, 0.75, 1.5)  # aim offsets from the object ball's centre [R]
+IN_HAND_KEEP = 3                              # placements searched after the quick evaluation
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The planner's choice. shot: what to play; call: the call (None on the break; a safety
+    call for safeties); kind: 'break', 'straight', 'bank', 'kick', 'combo', 'safety' or 'fallback';
+    estimate: the success-probability estimate of a shot, or for a safety the opponent's
+    evaluation after it; cue_pos: (x, y) [m] where to place the cue ball when in hand, else None."""
+    shot: ShotParams
+    call: CalledShot | None
+    kind: str
+    estimate: float
+    cue_pos: tuple[float, float] | None = None
+
+
+def place_cue(state: TableState, pos) -> TableState:
+    """The state with the cue ball at ``pos`` (added, or moved if already on the table)."""
+    keep = state.ids != CUE
+    return TableState(np.concatenate([[CUE], state.ids[keep]]), np.vstack([np.asarray(pos, float), state.pos[keep]]))
+
+
+class Planner:
+    """A search wrapped with the break, ball in hand and safety play."""
+
+    def __init__(self, name: str, tcfg: TableConfig, pcfg: PlannerConfig, difficulty: DifficultyTable,
+                 error: ErrorModel, seed: int = 0):
+        if name not in SEARCHES:
+            raise ValueError(f"unknown planner {name!r}; choose one of {sorted(SEARCHES)}")
+        self.name = name
+        self.table, self.params, self.cfg = tcfg.table, tcfg.physics, pcfg
+        self.movegen = MoveGenerator(self.table, self.params, difficulty, pcfg.movegen)
+        self.ctx = SearchContext(Simulator(self.table, self.params), self.movegen, error, pcfg.search,
+                                 np.random.default_rng(seed))
+        self._search = SEARCHES[name]
+
+    # ---- the decision ---------------------------------------------------------------------
+    def choose(self, state: TableState, game: GameState) -> Decision:
+        """Decide the next shot for the player to move. Raises ValueError if the rack is over."""
+        if game.is_over:
+            raise ValueError(f"the rack is over (player {game.winner} won)")
+        if game.is_break:
+            return self._break(state)
+        if game.in_hand is not InHand.NONE:
+            return self._in_hand(state, game)
+        return self._decide(state, game, time.perf_counter() + self.cfg.search.time_budget)
+
+    def _candidates(self, state: TableState, game: GameState, kitchen: bool) -> list[CandidateShot]:
+        cands = self.movegen.generate(state, game)
+        if kitchen:   # from the kitchen the first ball hit must lie on or past the head string
+            cands = [c for c in cands if state.position(c.call.ball)[1] >= self.table.head_string_y]
+        return cands
+
+    def _decide(self, state: TableState, game: GameState, deadline: float, kitchen: bool = False,
+                cue_pos=None) -> Decision:
+        cands = self._candidates(state, game, kitchen)
+        best = self._search(self.ctx, state, game, cands, deadline) if cands else None
+        if best is None or best.p < self.cfg.search.t0:
+            safety = self._safety(state, game, kitchen)
+            if safety is not None and (best is None or safety[1] < self.cfg.search.t1):
+                return Decision(safety[0].shot, CalledShot.safe(), "safety", safety[1], cue_pos)
+        if best is None:
+            return self._fallback(state, game, cue_pos)
+        c = best.candidate
+        return Decision(c.shot, c.call, c.kind, best.p, cue_pos)
+
+    # ---- the break --------------------------------------------------------------------------
+    def _break(self, state: TableState) -> Decision:
+        """Full-ball hit on the ball nearest the foot spot from behind the head string at v_break."""
+        t, R = self.table, self.params.R
+        objs = state.ids != CUE
+        apex = state.pos[objs][np.argmin(np.linalg.norm(state.pos[objs] - np.array(t.foot_spot), axis=1))]
+        cue = np.array([t.width / 2, t.head_string_y - 2 * R])
+        phi = float(np.degrees(np.arctan2(apex[1] - cue[1], apex[0] - cue[0])))
+        theta = min_elevation(cue, phi, state.pos[objs], t, self.params, self.cfg.movegen.theta_min)
+        return Decision(ShotParams(phi, theta, self.cfg.search.v_break, 0.0, 0.0), None, "break",
+                        float("nan"), (float(cue[0]), float(cue[1])))
+
+    # ---- ball in hand -----------------------------------------------------------------------
+    def placements(self, state: TableState, game: GameState) -> list[np.ndarray]:
+        """Free cue-ball positions on a grid (the kitchen when behind the head string)."""
+        t, R, n = self.table, self.params.R, self.cfg.search.in_hand_grid
+        m = 2 * R
+        y_hi = t.head_string_y - R if game.in_hand is InHand.BEHIND_HEAD_STRING else t.length - m
+        xs = np.linspace(m, t.width - m, n)
+        ys = np.linspace(m, y_hi, n if game.in_hand is InHand.BEHIND_HEAD_STRING else 2 * n)
+        others = state.pos[state.ids != CUE]
+        out = []
+        for x in xs:
+            for y in ys:
+                p = np.array([x, y])
+                if len(others) == 0 or np.min(np.linalg.norm(others - p, axis=1)) > 2 * R + 1e-3:
+                    out.append(p)
+        return out
+
+    def _in_hand(self, state: TableState, game: GameState) -> Decision:
+        """Evaluate every grid placement, search the best few, play the best."""
+        kitchen = game.in_hand is InHand.BEHIND_HEAD_STRING
+        placed = GameState(game.object_balls, game.shooter, game.groups, False, InHand.NONE,
+                           game.winner, game.shot_number)
+        scored = []
+        for p in self.placements(state, game):
+            s = place_cue(state, p)
+            cands = self._candidates(s, placed, kitchen)
+            scored.append((max((c.p for c in cands), default=0.0), tuple(p), s))
+        scored.sort(key=lambda x: -x[0])
+        deadline = time.perf_counter() + self.cfg.search.time_budget
+        best = None
+        for _, p, s in scored[:IN_HAND_KEEP]:
+            d = self._decide(s, placed, deadline, kitchen, cue_pos=(float(p[0]), float(p[1])))
+            rank = d.estimate if d.kind != "safety" else -d.estimate
+            if best is None or rank > best[0]:
+                best = (rank, d)
+        return best[1]
+
+    # ---- safeties ---------------------------------------------------------------------------
+    def safety_candidates(self, state: TableState, game: GameState, kitchen: bool) -> list[CandidateShot]:
+        """Soft shots that hit a legal ball first: aimed at offsets of each reachable legal ball,
+        nearest balls first, at most ``safety_candidates``."""
+        R, t = self.params.R, self.table
+        cue = state.position(CUE)
+        balls = [b for b in game.legal_targets() if state.has(b)
+                 and (not kitchen or state.position(b)[1] >= t.head_string_y)]
+        balls.sort(key=lambda b: np.linalg.norm(state.position(b) - cue))
+        out = []
+        for b in balls:
+            obj = state.position(b)
+            u = (obj - cue) / np.linalg.norm(obj - cue)
+            normal = np.array([-u[1], u[0]])
+            rest = state.pos[(state.ids != CUE) & (state.ids != b)]
+            for off in SAFETY_OFFSETS:
+                aim = obj + off * R * normal
+                contact = obj + (off * R / 2) * normal - u * np.sqrt(max(4 * R * R - (off * R) ** 2, 0.0))
+                if not path_clear(cue, contact, rest, R):
+                    continue
+                phi = float(np.degrees(np.arctan2(aim[1] - cue[1], aim[0] - cue[0])))
+                theta = min_elevation(cue, phi, state.pos[state.ids != CUE], t, self.params,
+                                      self.cfg.movegen.theta_min)
+                if theta > self.cfg.movegen.theta_max:
+                    continue
+                for V in SAFETY_SPEEDS:
+                    out.append(CandidateShot(ShotParams(phi, theta, V), CalledShot.safe(), "safety", 0.0))
+            if len(out) >= self.cfg.search.safety_candidates:
+                break
+        return out[:self.cfg.search.safety_candidates]
+
+    def _safety(self, state: TableState, game: GameState, kitchen: bool):
+        """(candidate, mean opponent evaluation) of the safety that leaves the opponent least, or
+        None. A sample that fouls gives the opponent ball in hand: it scores the evaluation's
+        maximum."""
+        worst = float(sum(self.cfg.search.weights))
+        best = None
+        opponent = 1 - game.shooter
+        for c in self.safety_candidates(state, game, kitchen):
+            total = 0.0
+            results = play_samples(self.ctx, state, game, c, 3)
+            for s2, g2, out in results:
+                if g2.is_over:
+                    total += self.cfg.search.win_value if g2.winner == opponent else 0.0
+                elif out.fouls or not s2.has(CUE):
+                    total += worst
+                else:
+                    total += self.ctx.evaluate(s2, g2, opponent)
+            v = total / len(results)
+            if best is None or v < best[1]:
+                best = (c, v)
+        return best
+
+    def _fallback(self, state: TableState, game: GameState, cue_pos) -> Decision:
+        """No shot and no clean safety: roll the cue ball at the nearest legal ball's centre."""
+        cue = state.position(CUE)
+        balls = [b for b in game.legal_targets() if state.has(b)] or [int(i) for i in state.ids if i != CUE]
+        b = min(balls, key=lambda b: np.linalg.norm(state.position(b) - cue))
+        d = state.position(b) - cue
+        phi = float(np.degrees(np.arctan2(d[1], d[0])))
+        theta = min(min_elevation(cue, phi, state.pos[state.ids != CUE], self.table, self.params,
+                                  self.cfg.movegen.theta_min), 60.0)
+        return Decision(ShotParams(phi, theta, 1.5), CalledShot.safe(), "fallback", 0.0, cue_pos)
+
+
+def make_planner(name: str, noise: str | ErrorModel = "high", seed: int = 0, *,
+                 tcfg: TableConfig | None = None, pcfg: PlannerConfig | None = None,
+                 difficulty: DifficultyTable | None = None, on_stale: str = "rebuild") -> Planner:
+    """A Planner by name ('greedy', 'prob', 'mc') whose samples use the error model ``noise``
+    (a PRESETS name or an ErrorModel). The difficulty table is loaded from the cache (built or
+    refused per ``on_stale`` when stale) unless given."""
+    tcfg = tcfg or load_table_config()
+    pcfg = pcfg or load_planner_config()
+    if isinstance(noise, str):
+        if noise not in PRESETS:
+            raise ValueError(f"noise must be one of {sorted(PRESETS)}, got {noise!r}")
+        error, label = PRESETS[noise], noise
+    else:
+        error, label = noise, "custom"
+    if difficulty is None:
+        difficulty = load_or_build(tcfg.table, tcfg.physics, error, pcfg.grid, name=label, on_stale=on_stale)
+    return Planner(name, tcfg, pcfg, difficulty, error, seed)

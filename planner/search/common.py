@@ -1,0 +1,160 @@
+"""What every search needs: the simulator, move generator and settings (SearchContext), the
+referee's ruling on simulated shots, and the scored result a search returns.
+
+Batch simulations carry no event log; ``batch_events`` rebuilds the part of one the referee
+reads (first contact, a cushion after it, the pockets) so that every ruling comes from
+planner.rules.referee and nowhere else.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from planner.evaluate import evaluate
+from planner.movegen import CandidateShot, MoveGenerator
+from planner.execution import executable
+from planner.physics.engine import BatchResult, Simulator
+from planner.physics.eventlog import EV_BALL_BALL, EV_LINEAR_CUSHION, EV_POCKET, EV_STICK, EventLog
+from planner.physics.motion import POCKETED
+from planner.planner_config import SearchConfig
+from planner.rules.eightball import Outcome, referee
+from planner.rules.game import GameState
+from planner.shot import ErrorModel
+from planner.state import CUE, EIGHT, SOLIDS, STRIPES, TableState
+from planner.table import Table
+
+
+@dataclass
+class SearchContext:
+    """sim: the engine; movegen: candidates and probabilities; error: the robot's noise used for
+    sampling; cfg: search settings; rng: the search's random stream; stats: counters."""
+    sim: Simulator
+    movegen: MoveGenerator
+    error: ErrorModel
+    cfg: SearchConfig
+    rng: np.random.Generator
+    stats: dict = field(default_factory=dict)
+
+    def evaluate(self, state: TableState, game: GameState, player: int) -> float:
+        return evaluate(self.movegen, state, game, player, self.cfg.weights, self.cfg.win_value)
+
+    def count(self, key: str, n: int = 1) -> None:
+        self.stats[key] = self.stats.get(key, 0) + n
+
+
+@dataclass(frozen=True)
+class Scored:
+    """A search's choice: the candidate, its success-probability estimate (for the t0 test) and
+    its search value (the quantity the search maximised)."""
+    candidate: CandidateShot
+    p: float
+    value: float
+
+
+def batch_events(batch: BatchResult, i: int) -> EventLog:
+    """The referee-relevant events of shot ``i`` of a batch: the strike, the cue ball's first
+    contact, a cushion after it if any ball touched one, then every pocket drop."""
+    kinds, a, b = [EV_STICK], [CUE], [-1]
+    if batch.first_hit[i] >= 0:
+        kinds.append(EV_BALL_BALL)
+        a.append(CUE)
+        b.append(int(batch.first_hit[i]))
+        if batch.cushions_after_hit[i] > 0:
+            kinds.append(EV_LINEAR_CUSHION)
+            a.append(CUE)
+            b.append(0)
+    for j in np.flatnonzero(batch.pocket[i] >= 0):
+        kinds.append(EV_POCKET)
+        a.append(int(batch.ids[j]))
+        b.append(int(batch.pocket[i, j]))
+    return EventLog.from_lists(kinds, np.arange(len(kinds)) * 1e-3, a, b)
+
+
+def playable(state: TableState, table: Table, R: float) -> TableState:
+    """``state`` with every ball that came to rest in a pocket's mouth, beyond a cushion line
+    (where the engine's ``check_state`` refuses to start a shot), moved onto that line; a moved
+    ball that would then overlap another slides along the rail, away from the pocket, until free."""
+    lo, hi = np.array([R, R]), np.array([table.width - R, table.length - R])
+    pos = state.pos.copy()
+    out = np.flatnonzero(np.any((pos < lo) | (pos > hi), axis=1))
+    if out.size == 0:
+        return state
+    centre = np.array([table.width / 2, table.length / 2])
+    for i in out:
+        p = np.clip(pos[i], lo, hi)
+        along = np.abs(pos[i] - p) < 1e-12          # the axis along the rail it lies on
+        step = np.sign(centre - p) * 1e-3 * (along if along.any() else 1.0)
+        others = np.delete(pos, i, axis=0)
+        for _ in range(int(max(table.width, table.length) / 1e-3)):
+            if len(others) == 0 or np.min(np.linalg.norm(others - p, axis=1)) >= 2 * R + 1e-6:
+                break
+            p = np.clip(p + step, lo, hi)
+        pos[i] = p
+    return TableState(state.ids, pos)
+
+
+def batch_state(batch: BatchResult, i: int, table: Table, R: float) -> TableState:
+    on = batch.final_state[i] != POCKETED
+    return playable(TableState(batch.ids[on], batch.final_pos[i][on]), table, R)
+
+
+def play_samples(ctx: SearchContext, state: TableState, game: GameState, cand: CandidateShot,
+                 n: int, noise: bool = True) -> list[tuple[TableState, GameState, Outcome]]:
+    """Simulate ``n`` executions of ``cand`` (perturbed by ctx.error, or the nominal shot once if
+    noise is False) in one batch call and referee each: [(state after, game after, ruling)]."""
+    if noise:
+        shots = executable(ctx.error.perturb(cand.shot, ctx.rng, n), ctx.sim.params.R)
+    else:
+        shots = cand.shot.as_array()[None, :]
+    batch = ctx.sim.simulate_batch(state, shots)
+    ctx.count("simulations", len(shots))
+    pids = ctx.sim.table.pocket_ids
+    out = []
+    for i in range(len(shots)):
+        g, o = referee(game, cand.call, batch_events(batch, i), pocket_ids=pids)
+        out.append((batch_state(batch, i, ctx.sim.table, ctx.sim.params.R), g, o))
+    return out
+
+
+def success_value(ctx: SearchContext, game_after: GameState, outcome: Outcome, player: int) -> float | None:
+    """The value of a finished rack for ``player``, 0 for a shot that passes the turn, or None
+    when the player shoots again (the caller evaluates or searches the state)."""
+    if game_after.is_over:
+        return ctx.cfg.win_value if game_after.winner == player else 0.0
+    if not outcome.turn_continues:
+        return 0.0
+    return None
+
+
+def past(deadline: float) -> bool:
+    return time.perf_counter() > deadline
+
+
+def value_bound(ctx: SearchContext, game: GameState, plies: int) -> float:
+    """Largest value a search of ``plies`` shots from ``game`` can return for the shooter: the win
+    value if the rack can be won within them, else the evaluation's maximum (sum of weights)."""
+    balls = game.object_balls
+    if game.groups is not None:
+        group = SOLIDS if game.groups[game.shooter] == "solid" else STRIPES
+        left = len(balls & set(group))
+    else:
+        left = min(len(balls & set(SOLIDS)), len(balls & set(STRIPES)))
+    if EIGHT in balls and left < plies:
+        return ctx.cfg.win_value
+    return float(sum(ctx.cfg.weights))
+
+
+def top_calls(candidates: list[CandidateShot], n: int) -> list[CandidateShot]:
+    """The candidates (best estimate first) whose call is among the ``n`` best distinct calls."""
+    ordered = sorted(candidates, key=lambda c: -c.p)
+    calls: list = []
+    out = []
+    for c in ordered:
+        if c.call not in calls:
+            if len(calls) == n:
+                continue
+            calls.append(c.call)
+        out.append(c)
+    return out

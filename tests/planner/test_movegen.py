@@ -1,0 +1,118 @@
+"""Move generation: blocked paths, cue-stick clearance, candidates aimed by the ghost ball,
+banks when no straight-in shot exists, and minimum speeds checked against the engine."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from planner.aim import aim_straight, pocket_axes, pocket_targets
+from planner.movegen import MoveGenerator, min_elevation
+from planner.rules.game import GameState
+from planner.shot import ShotParams
+from planner.speed import min_speed
+from planner.state import TableState
+
+R = 0.028575
+
+
+@pytest.fixture(scope="module")
+def mg(table_config, tiny_table):
+    return MoveGenerator(table_config.table, table_config.physics, tiny_table)
+
+
+def test_blocker_on_the_object_path_removes_that_pocket(mg, table_config):
+    t = table_config.table
+    k = t.pocket_index("lb")
+    target = pocket_targets(t)[k]
+    obj = target + 0.6 * pocket_axes(t)[k]
+    cue = obj + np.array([0.05, 0.35])
+    free = TableState([0, 1], [cue, obj])
+    assert (1, "lb") in mg.straight_probabilities(free, [1])
+    mid = (obj + target) / 2 + np.array([0.01, -0.01])
+    blocked = TableState([0, 1, 9], [cue, obj, mid])
+    assert (1, "lb") not in mg.straight_probabilities(blocked, [1])
+    # a ball 3R beside the path does not block it
+    side = (obj + target) / 2 + 3 * R * np.array([np.sqrt(0.5), -np.sqrt(0.5)])
+    assert (1, "lb") in mg.straight_probabilities(TableState([0, 1, 9], [cue, obj, side]), [1])
+
+
+def test_cue_blocked_by_a_ball_before_the_ghost(mg):
+    obj = np.array([0.56, 1.6])
+    cue = np.array([0.56, 0.8])
+    ghost_path_blocker = np.array([0.57, 1.2])
+    st = TableState([0, 1, 9], [cue, obj, ghost_path_blocker])
+    assert (1, "lt") not in mg.straight_probabilities(st, [1])
+    # every straight-in shot offered keeps the cue ball's path 2R clear of the blocker
+    for (b, pid), _ in mg.straight_probabilities(st, [1]).items():
+        k = mg.table.pocket_index(pid)
+        a = aim_straight(cue, obj, mg.targets[k], mg.axes[k], R)
+        seg = a.ghost - cue
+        t = np.clip((ghost_path_blocker - cue) @ seg / (seg @ seg), 0, 1)
+        assert np.linalg.norm(cue + t * seg - ghost_path_blocker) >= 2 * R
+
+
+def test_min_elevation_analytic(table_config):
+    t, phys = table_config.table, table_config.physics
+    r = phys.cue_tip_radius
+    cue = np.array([0.55, 1.1])
+    assert min_elevation(cue, 90.0, np.empty((0, 2)), t, phys, 0.0) == 0.0
+    behind = cue - np.array([0.0, 3 * R])             # directly behind along the stick
+    theta = min_elevation(cue, 90.0, behind[None], t, phys, 0.0)
+    assert theta == pytest.approx(np.degrees(np.arctan2(R + r, 3 * R)))
+    # frozen against the head rail, shooting up the table: clear the cushion nose
+    at_rail = np.array([0.55, R])
+    theta = min_elevation(at_rail, 90.0, np.empty((0, 2)), t, phys, 0.0)
+    assert theta == pytest.approx(np.degrees(np.arctan2(t.cushion_height + r - R, R)))
+
+
+def test_candidates_aim_at_the_ghost_ball_and_call_legal_balls(mg, table_config):
+    st = TableState([0, 1, 2, 9, 8], [[0.5, 0.7], [0.3, 1.5], [0.8, 0.5], [0.2, 0.3], [0.9, 1.9]])
+    game = GameState(frozenset({1, 2, 9, 8}), 0, ("solid", "stripe"))
+    cands = mg.generate(st, game)
+    assert cands and all(c.call.ball in (1, 2) for c in cands)
+    assert [c.p for c in cands] == sorted((c.p for c in cands), reverse=True)
+    for c in cands:
+        k = mg.table.pocket_index(c.call.pocket)
+        a = aim_straight(st.position(0), st.position(c.call.ball), mg.targets[k], mg.axes[k], R)
+        assert c.shot.phi == pytest.approx(a.phi)
+        assert c.kind == "straight" and 0.0 <= c.p <= 1.0 and c.shot.V <= mg.cfg.v_max
+
+
+def test_banks_kicks_combos_only_when_no_straight_in(mg, table_config):
+    # ball 1 near the left rail; an opponent ball 0.2 m along the line to each pocket blocks it
+    t = table_config.table
+    obj = np.array([0.25, 1.3])
+    blockers = [obj + 0.2 * (p - obj) / np.linalg.norm(p - obj) for p in pocket_targets(t)]
+    st = TableState([0, 1, 9, 10, 11, 12, 13, 14], [[0.1, 1.36], obj, *blockers])
+    game = GameState(frozenset({1, 8, 9, 10, 11, 12, 13, 14}), 0, ("solid", "stripe"))
+    assert mg.straight_in(st, game) == []
+    cands = mg.generate(st, game)
+    assert cands and {c.kind for c in cands} <= {"bank", "kick", "combo"}
+    assert all(c.call.ball == 1 for c in cands)
+    # opponent balls removed: straight-in shots exist and are preferred
+    open_game = GameState(frozenset({1, 8}), 0, ("solid", "stripe"))
+    open_state = TableState([0, 1], [[0.1, 1.36], obj])
+    assert {c.kind for c in mg.generate(open_state, open_game)} == {"straight"}
+
+
+def test_a_generated_bank_pockets_the_ball_without_noise(mg, sim):
+    st = TableState([0, 1], [[0.1, 1.36], [0.25, 1.3]])
+    game = GameState(frozenset({1, 8}), 0, ("solid", "stripe"))
+    banks = mg.banks(st, game)
+    assert banks
+    made = [c for c in banks if sim.simulate(st, c.shot).pocket[1] == mg.table.pocket_index(c.call.pocket)]
+    assert made
+
+
+@pytest.mark.parametrize("d1,d2", [(0.4, 0.3), (1.0, 0.3), (0.6, 0.5)])
+def test_min_speed_just_gets_the_ball_there(sim, d1, d2):
+    t = sim.table
+    k = t.pocket_index("lb")
+    target, axis = pocket_targets(t)[k], pocket_axes(t)[k]
+    obj = target + d1 * axis
+    cue = obj + (2 * R + d2) * axis
+    phi = float(np.degrees(np.arctan2(-axis[1], -axis[0])))
+    v = float(min_speed(sim.params, 0.0, d1, d2))
+    st = TableState([0, 1], [cue, obj])
+    assert sim.simulate(st, ShotParams(phi, 0.0, v)).pocket[1] == k
+    assert sim.simulate(st, ShotParams(phi, 0.0, 0.6 * v)).pocket[1] == -1
