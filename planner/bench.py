@@ -17,7 +17,6 @@ from planner.planners import make_planner, place_cue
 from planner.rack import rack_8ball
 from planner.rules.game import GameState
 from planner.execution import executable
-from planner.search.common import playable
 from planner.shot import E_HIGH, ShotParams
 from planner.state import CUE, TableState
 
@@ -33,7 +32,7 @@ def mid_game_states(planner, n: int) -> list[tuple[TableState, GameState]]:
         d = planner.choose(state, GameState.new_rack(0))
         state = place_cue(state, d.cue_pos)
         shot = executable(E_HIGH.perturb(d.shot, rng, 1), R)[0]
-        after = playable(sim.simulate(state, ShotParams.from_array(shot)).state_after(), t, R)
+        after = sim.simulate(state, ShotParams.from_array(shot)).state_after()
         if not after.has(CUE):
             after = place_cue(after, t.head_spot)
         balls = frozenset(int(b) for b in after.ids if b != CUE)

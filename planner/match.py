@@ -23,7 +23,6 @@ from planner.rack import rack_8ball
 from planner.rules.eightball import referee
 from planner.rules.game import GameState, InHand
 from planner.execution import executable
-from planner.search.common import playable
 from planner.shot import PRESETS, ShotParams
 from planner.state import CUE, TableState
 from planner.table import Table
@@ -115,7 +114,7 @@ def play_game(planner_a: Planner, planner_b: Planner, seed: int, noise: str = "h
         shot = executable(error.perturb(d.shot, rng, 1), params.R)[0]
         res = sim.simulate(state, ShotParams.from_array(shot))
         game, out = referee(game, d.call, res.events, pocket_ids=table.pocket_ids)
-        state = playable(res.state_after(), table, params.R)
+        state = res.state_after()
         for ball in out.spotted:
             state = spot_ball(state, ball, table, params.R)
         call = None if d.call is None else (("safety",) if d.call.safety else (d.call.ball, d.call.pocket))

@@ -65,6 +65,7 @@ class Table:
     pocket_drop: float
     lin_ids: tuple[str, ...]
     lin_kind: tuple[str, ...]
+    lin_pocket: tuple[str | None, ...]   # the pocket a jaw face belongs to; None for rails
     lin_p1: np.ndarray
     lin_p2: np.ndarray
     lin_normal: np.ndarray
@@ -93,6 +94,64 @@ class Table:
 
     def pocket_index(self, pocket_id: str) -> int:
         return self.pocket_ids.index(pocket_id)
+
+    def throat(self, pocket_id: str) -> np.ndarray:
+        """(V, 2) convex polygon of a pocket's mouth and throat: the hull of its two jaw faces and
+        the two rail ends beside it."""
+        faces = [i for i, p in enumerate(self.lin_pocket) if p == pocket_id]
+        rails = [i for i, k in enumerate(self.lin_kind) if k == "rail"]
+        ends = np.vstack([self.lin_p1[rails], self.lin_p2[rails]])
+        c = self.pocket_center[self.pocket_index(pocket_id)]
+        near = ends[np.argsort(np.hypot(*(ends - c).T))[:2]]
+        return _convex_hull(np.vstack([self.lin_p1[faces], self.lin_p2[faces], near]))
+
+    def position_problem(self, x: float, y: float, R: float, tol: float = 1e-9) -> str | None:
+        """Why a ball centre at (x, y) [m] cannot rest there, or None if it can.
+
+        A ball may rest anywhere on the cloth between the cushion noses, including a pocket's
+        throat, as long as it overlaps no cushion, jaw face or jaw tip and has not reached a
+        pocket (centre within the pocket radius).
+        """
+        inside = 0.0 <= x <= self.width and 0.0 <= y <= self.length
+        if not inside and not any(_in_convex(self.throat(p), x, y) for p in self.pocket_ids):
+            return "is outside the cushions"
+        q = np.array([x, y])
+        d = self.lin_p2 - self.lin_p1
+        u = np.clip(((q - self.lin_p1) * d).sum(1) / (d * d).sum(1), 0.0, 1.0)
+        seg = np.hypot(*(self.lin_p1 + u[:, None] * d - q).T)
+        if np.any(seg < R - tol):
+            return f"overlaps cushion {self.lin_ids[int(np.argmin(seg))]}"
+        tip = np.hypot(*(self.circ_center - q).T) - self.circ_radius
+        if np.any(tip < R - tol):
+            return f"overlaps jaw tip {self.circ_ids[int(np.argmin(tip))]}"
+        pk = np.hypot(*(self.pocket_center - q).T) - self.pocket_radius
+        if np.any(pk <= 0.0):
+            return f"is in pocket {self.pocket_ids[int(np.argmin(pk))]}"
+        return None
+
+
+def _convex_hull(pts: np.ndarray) -> np.ndarray:
+    """Counter-clockwise convex hull of (V, 2) points (Andrew's monotone chain)."""
+    pts = sorted(map(tuple, pts))
+
+    def half(seq):
+        out: list[tuple] = []
+        for q in seq:
+            while len(out) >= 2 and ((out[-1][0] - out[-2][0]) * (q[1] - out[-2][1])
+                                     - (out[-1][1] - out[-2][1]) * (q[0] - out[-2][0])) <= 0:
+                out.pop()
+            out.append(q)
+        return out
+
+    lower, upper = half(pts), half(reversed(pts))
+    return np.array(lower[:-1] + upper[:-1])
+
+
+def _in_convex(poly: np.ndarray, x: float, y: float) -> bool:
+    """Is (x, y) inside (or on) the convex polygon poly (V, 2), in either winding?"""
+    e = np.roll(poly, -1, axis=0) - poly
+    c = e[:, 0] * (y - poly[:, 1]) - e[:, 1] * (x - poly[:, 0])
+    return bool(np.all(c >= 0) or np.all(c <= 0))
 
 
 def _unit(v) -> np.ndarray:
@@ -153,14 +212,14 @@ def build_pocket_table(s: TableSpecs) -> Table:
     pockets["rc"] = (mx(pockets["lc"][0]), s.side_pocket_radius, "side")
     pockets["rt"] = (mx(my(pockets["lb"][0])), s.corner_pocket_radius, "corner")
 
-    lin: list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray]] = []
+    lin: list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray, str | None]] = []
 
     def rail(seg_id, p1, p2):
         lin.append((seg_id, "rail", np.asarray(p1, float), np.asarray(p2, float),
-                    _normal_towards(p1, p2, centre)))
+                    _normal_towards(p1, p2, centre), None))
 
     def face(seg_id, pocket, p1, p2):
-        lin.append((seg_id, "jaw_face", p1, p2, _normal_towards(p1, p2, pockets[pocket][0])))
+        lin.append((seg_id, "jaw_face", p1, p2, _normal_towards(p1, p2, pockets[pocket][0]), pocket))
 
     rail("3", [0, rail_start], [0, side_lo])
     rail("6", [0, l - side_lo], [0, l - rail_start])
@@ -192,6 +251,7 @@ def build_pocket_table(s: TableSpecs) -> Table:
     return Table(
         name=s.name, width=w, length=l, cushion_width=cw, cushion_height=h, pocket_drop=s.pocket_drop,
         lin_ids=tuple(x[0] for x in lin), lin_kind=tuple(x[1] for x in lin),
+        lin_pocket=tuple(x[5] for x in lin),
         lin_p1=np.array([x[2] for x in lin]), lin_p2=np.array([x[3] for x in lin]),
         lin_normal=np.array([x[4] for x in lin]), lin_height=np.full(len(lin), h),
         circ_ids=tuple(c[0] for c in circ), circ_center=np.array([c[1] for c in circ]),

@@ -110,17 +110,16 @@ class Simulator:
 
     # ---- validation -------------------------------------------------------------------
     def check_state(self, state: TableState) -> None:
-        """Raise PhysicsInputError for NaN/inf, a ball outside the cushions, or overlapping balls."""
+        """Raise PhysicsInputError for NaN/inf, a ball that cannot rest where it is (outside the
+        cushions, overlapping a cushion or jaw, in a pocket), or overlapping balls."""
         R = self.params.R
         t = self.table
         for bid, (x, y) in zip(state.ids, state.pos):
             if not (math.isfinite(x) and math.isfinite(y)):
                 raise PhysicsInputError(f"ball {bid}: position ({x}, {y}) is not finite")
-            if not (R - CUSHION_TOL <= x <= t.width - R + CUSHION_TOL
-                    and R - CUSHION_TOL <= y <= t.length - R + CUSHION_TOL):
-                raise PhysicsInputError(
-                    f"ball {bid}: centre ({x:.4f}, {y:.4f}) m is outside the cushions "
-                    f"(x in [{R:.4f}, {t.width - R:.4f}], y in [{R:.4f}, {t.length - R:.4f}])")
+            problem = t.position_problem(x, y, R, CUSHION_TOL)
+            if problem:
+                raise PhysicsInputError(f"ball {bid}: centre ({x:.4f}, {y:.4f}) m {problem}")
         pos = state.pos
         if len(pos) > 1:
             d = np.sqrt(((pos[:, None, :] - pos[None, :, :]) ** 2).sum(-1))

@@ -60,6 +60,7 @@ def load_reference(path: str | Path) -> tuple[Table, PhysicsParams, list[dict]]:
         cushion_width=t["specs"]["cushion_width"], cushion_height=t["specs"]["cushion_height"],
         pocket_drop=pockets[0]["depth"],
         lin_ids=tuple(c["id"] for c in lin), lin_kind=tuple(c["kind"] for c in lin),
+        lin_pocket=tuple(c["pocket"] for c in lin),
         lin_p1=np.array([c["p1"][:2] for c in lin]), lin_p2=np.array([c["p2"][:2] for c in lin]),
         lin_normal=np.array([c["normal_into_play"] for c in lin]),
         lin_height=np.array([c["height"] for c in lin]),

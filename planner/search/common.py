@@ -23,7 +23,6 @@ from planner.rules.eightball import Outcome, referee
 from planner.rules.game import GameState
 from planner.shot import ErrorModel
 from planner.state import CUE, EIGHT, SOLIDS, STRIPES, TableState
-from planner.table import Table
 
 
 @dataclass
@@ -72,32 +71,9 @@ def batch_events(batch: BatchResult, i: int) -> EventLog:
     return EventLog.from_lists(kinds, np.arange(len(kinds)) * 1e-3, a, b)
 
 
-def playable(state: TableState, table: Table, R: float) -> TableState:
-    """``state`` with every ball that came to rest in a pocket's mouth, beyond a cushion line
-    (where the engine's ``check_state`` refuses to start a shot), moved onto that line; a moved
-    ball that would then overlap another slides along the rail, away from the pocket, until free."""
-    lo, hi = np.array([R, R]), np.array([table.width - R, table.length - R])
-    pos = state.pos.copy()
-    out = np.flatnonzero(np.any((pos < lo) | (pos > hi), axis=1))
-    if out.size == 0:
-        return state
-    centre = np.array([table.width / 2, table.length / 2])
-    for i in out:
-        p = np.clip(pos[i], lo, hi)
-        along = np.abs(pos[i] - p) < 1e-12          # the axis along the rail it lies on
-        step = np.sign(centre - p) * 1e-3 * (along if along.any() else 1.0)
-        others = np.delete(pos, i, axis=0)
-        for _ in range(int(max(table.width, table.length) / 1e-3)):
-            if len(others) == 0 or np.min(np.linalg.norm(others - p, axis=1)) >= 2 * R + 1e-6:
-                break
-            p = np.clip(p + step, lo, hi)
-        pos[i] = p
-    return TableState(state.ids, pos)
-
-
-def batch_state(batch: BatchResult, i: int, table: Table, R: float) -> TableState:
+def batch_state(batch: BatchResult, i: int) -> TableState:
     on = batch.final_state[i] != POCKETED
-    return playable(TableState(batch.ids[on], batch.final_pos[i][on]), table, R)
+    return TableState(batch.ids[on], batch.final_pos[i][on])
 
 
 def play_samples(ctx: SearchContext, state: TableState, game: GameState, cand: CandidateShot,
@@ -114,7 +90,7 @@ def play_samples(ctx: SearchContext, state: TableState, game: GameState, cand: C
     out = []
     for i in range(len(shots)):
         g, o = referee(game, cand.call, batch_events(batch, i), pocket_ids=pids)
-        out.append((batch_state(batch, i, ctx.sim.table, ctx.sim.params.R), g, o))
+        out.append((batch_state(batch, i), g, o))
     return out
 
 

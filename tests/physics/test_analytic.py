@@ -6,8 +6,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from planner.physics.eventlog import EV_BALL_BALL, EV_LINEAR_CUSHION, EV_SLIDING_ROLLING
-from planner.physics.kernel import run_shot
-from planner.physics.motion import ROLLING, SLIDING, energy
+from planner.physics.motion import energy
 from planner.physics.resolve.ball_ball import collide
 from planner.physics.resolve.ball_cushion import han_2005
 from planner.shot import ShotParams

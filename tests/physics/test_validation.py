@@ -25,9 +25,45 @@ def test_touching_balls_are_fine(sim):
 
 
 def test_ball_outside_cushions_named(sim):
-    st = TableState.from_dict({0: (0.5, 0.5), 7: (0.01, 0.9)})
-    with pytest.raises(PhysicsInputError, match=r"ball 7: centre .* outside the cushions"):
+    st = TableState.from_dict({0: (0.5, 0.5), 7: (-0.05, 0.6)})
+    with pytest.raises(PhysicsInputError, match=r"ball 7: centre .* is outside the cushions"):
         sim.simulate(st, OK)
+
+
+def test_ball_overlapping_a_rail_named(sim):
+    st = TableState.from_dict({0: (0.5, 0.5), 7: (0.01, 0.6)})
+    with pytest.raises(PhysicsInputError, match=r"ball 7: centre .* overlaps cushion 3"):
+        sim.simulate(st, OK)
+
+
+def test_ball_in_a_pocket_named(sim):
+    c = sim.table.pocket_center[sim.table.pocket_index("lc")]
+    st = TableState.from_dict({0: (0.5, 0.5), 7: (c[0] + 0.05, c[1])})
+    with pytest.raises(PhysicsInputError, match=r"ball 7: centre .* is in pocket lc"):
+        sim.simulate(st, OK)
+
+
+def test_ball_resting_in_a_pocket_throat_is_accepted(sim):
+    """Hanging in the side pocket's mouth, beyond the rail line: a legal rest position."""
+    R = sim.params.R
+    c = sim.table.pocket_center[sim.table.pocket_index("lc")]
+    x = c[0] + sim.table.pocket_radius[sim.table.pocket_index("lc")] + 0.002   # just short of the drop
+    assert x < R
+    sim.check_state(TableState.from_dict({0: (0.5, 0.5), 7: (x, c[1])}))
+
+
+def test_engine_only_leaves_balls_where_it_accepts_them(sim):
+    """Every rest position the engine produces is a valid start state for the next shot."""
+    from planner.rack import rack_8ball
+
+    rng = np.random.default_rng(3)
+    state = rack_8ball(sim.table, sim.params.R, rng)
+    shots = np.column_stack([rng.uniform(80, 100, 60), np.zeros(60), rng.uniform(3, 8, 60),
+                             rng.uniform(-0.01, 0.01, 60), rng.uniform(-0.01, 0.01, 60)])
+    out = sim.simulate_batch(state, shots)
+    for k in range(len(shots)):
+        on = out.final_state[k] != 4
+        sim.check_state(TableState(out.ids[on], out.final_pos[k][on]))
 
 
 def test_nan_position_named(sim):
