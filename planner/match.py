@@ -13,6 +13,7 @@ the foot rail) as is free (WPA 1.4).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -90,10 +91,12 @@ def spot_ball(state: TableState, ball: int, table: Table, R: float) -> TableStat
 
 
 def play_game(planner_a: Planner, planner_b: Planner, seed: int, noise: str = "high", *,
-              max_shots: int = MAX_SHOTS, sim: Simulator | None = None) -> GameRecord:
+              max_shots: int = MAX_SHOTS, sim: Simulator | None = None,
+              on_shot: Callable[[ShotRecord, TableState], None] | None = None) -> GameRecord:
     """Play one rack: ``planner_a`` (player 0) breaks. Every shot is perturbed by
     PRESETS[noise] with a generator seeded by ``seed``, simulated, refereed; ball in hand,
-    the spotted 8 and fouls are handled as the referee rules. Returns the GameRecord."""
+    the spotted 8 and fouls are handled as the referee rules. ``on_shot(record, state_after)``
+    is called after each shot. Returns the GameRecord."""
     if noise not in PRESETS:
         raise ValueError(f"noise must be one of {sorted(PRESETS)}, got {noise!r}")
     error = PRESETS[noise]
@@ -121,6 +124,8 @@ def play_game(planner_a: Planner, planner_b: Planner, seed: int, noise: str = "h
         rec.shots.append(ShotRecord(who, d.kind, call, float(d.estimate), tuple(float(x) for x in shot),
                                     d.cue_pos, out.reason.value, tuple(f.value for f in out.fouls),
                                     out.pocketed, out.called_made, out.turn_continues, dt))
+        if on_shot is not None:
+            on_shot(rec.shots[-1], state)
         if not state.has(CUE) and not game.is_over and game.in_hand is InHand.NONE:
             raise RuntimeError(f"shot {len(rec.shots)}: the cue ball is off the table but the referee "
                                f"gave no ball in hand ({out.reason.value})")
