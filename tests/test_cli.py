@@ -20,10 +20,15 @@ def test_help_lists_the_subcommands():
         assert name in out.stdout
 
 
-def test_main_job_runs_with_no_flags():
-    out = cli("run")
+def test_main_job_plays_a_whole_game_with_no_flags():
+    out = cli("run", timeout=900)
     assert out.returncode == 0, out.stderr
-    assert "break:" in out.stdout
+    lines = out.stdout.splitlines()
+    assert "mc (player 0) breaks" in lines[0]
+    assert ": break" in lines[1]
+    # the rack ends with a winner or, at worst, the shot cap; each player's statistics follow
+    assert any(l.startswith(("winner:", "game abandoned")) for l in lines)
+    assert sum("straight-in" in l for l in lines) == 2
 
 
 def test_perturbed_theta_never_below_horizontal():
