@@ -26,6 +26,7 @@ import numpy as np
 
 from planner.aim import pocket_axes, pocket_targets
 from planner.execution import executable
+from planner.parallel import parallel_map
 from planner.physics.engine import Simulator
 from planner.physics.params import PhysicsParams
 from planner.shot import ErrorModel, ShotParams
@@ -201,15 +202,7 @@ def build_table(table: Table, params: PhysicsParams, error: ErrorModel, grid: Gr
         for j in range(0, len(cells), step):
             chunks.append((kind, j, cells[j:j + step]))
     jobs = [(table, params, grid, error, kind, cells, seed + n) for n, (kind, _, cells) in enumerate(chunks)]
-    if workers > 1:
-        import multiprocessing as mp
-
-        with mp.get_context("spawn").Pool(workers) as pool:
-            it = pool.imap(_build_chunk, jobs)
-            results = list(progress(it, len(jobs)) if progress else it)
-    else:
-        it = map(_build_chunk, jobs)
-        results = list(progress(it, len(jobs)) if progress else it)
+    results = parallel_map(_build_chunk, jobs, workers, progress)
     flat = {kind: [] for kind in KINDS}
     for (kind, _, _), r in zip(chunks, results):
         flat[kind].extend(r)

@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from planner.execution import executable
+from planner.parallel import parallel_map
 from planner.physics.engine import Simulator
 from planner.planners import Planner, make_planner, place_cue
 from planner.rack import rack_8ball
 from planner.rules.eightball import referee
 from planner.rules.game import GameState, InHand
-from planner.execution import executable
 from planner.shot import PRESETS, ShotParams
 from planner.state import CUE, TableState
 from planner.table import Table
@@ -149,15 +150,7 @@ def run_match(a: str, b: str, games: int, noise: str = "high", seed: int = 0, wo
     'B': [s, a]}, 'ss': {...}, 'decision_s': {'A': median, 'B': median}, 'games': [GameRecord]}."""
     make_planner(a, noise)          # build or check the difficulty table once, before the workers
     jobs = [(a, b, seed + 1000 * g, noise, g % 2 == 1, max_shots) for g in range(games)]
-    if workers > 1:
-        import multiprocessing as mp
-
-        with mp.get_context("spawn").Pool(workers) as pool:
-            it = pool.imap_unordered(_game_job, jobs)
-            results = list(progress(it, len(jobs)) if progress else it)
-    else:
-        it = map(_game_job, jobs)
-        results = list(progress(it, len(jobs)) if progress else it)
+    results = parallel_map(_game_job, jobs, workers, progress, ordered=False)
     wins = {"A": 0, "B": 0, "none": 0}
     sis = {"A": [0, 0], "B": [0, 0]}
     ss = {"A": [0, 0], "B": [0, 0]}

@@ -1,0 +1,22 @@
+"""Mapping a function over jobs in worker processes, with an optional progress wrapper."""
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+
+def parallel_map(fn: Callable, jobs: list, workers: int = 1, progress: Callable | None = None,
+                 ordered: bool = True) -> list:
+    """[fn(job) for job in jobs], in ``workers`` spawned processes when workers > 1.
+
+    progress(iterator, total) may wrap the result stream (e.g. a tqdm bar). With
+    ordered=False results come back as they finish.
+    """
+    def run(it: Iterable) -> list:
+        return list(progress(it, len(jobs)) if progress else it)
+
+    if workers <= 1:
+        return run(map(fn, jobs))
+    import multiprocessing as mp
+
+    with mp.get_context("spawn").Pool(workers) as pool:
+        return run(pool.imap(fn, jobs) if ordered else pool.imap_unordered(fn, jobs))
