@@ -1,1 +1,160 @@
-"""CLI commands for the vision area (see controller/cli.py for the registry contract)."""
+"""``cuerobot vision detect|render|calibrate`` and ``cuerobot bench vision`` (thin: parse, call vision/)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from planner.config import ConfigError
+
+
+def register(subparsers) -> None:
+    p = subparsers.add_parser("vision", help="overhead camera: detect balls, render frames, calibrate")
+    sub = p.add_subparsers(dest="vision_command", metavar="ACTION", required=True)
+
+    d = sub.add_parser("detect", help="find the balls in an image")
+    d.add_argument("image", help="image file (BGR, e.g. PNG or JPEG)")
+    d.add_argument("--camera", help="camera YAML (default config/camera.yaml)")
+    d.add_argument("--table", help="table YAML (default config/table.yaml)")
+    d.add_argument("--radius-px", type=float, help="pixel-only mode: approximate ball radius in pixels "
+                   "(any table, any balls); without --camera/--table the configs are not used")
+    d.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    d.add_argument("--overlay", metavar="OUT.png", help="write the image with every detection drawn")
+    d.set_defaults(func=_detect)
+
+    r = sub.add_parser("render", help="render a synthetic frame of a random layout (or a rack)")
+    r.add_argument("out", help="output image file")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--rack", action="store_true", help="render the 15-ball rack")
+    r.add_argument("--camera", help="camera YAML (default config/camera.yaml)")
+    r.add_argument("--table", help="table YAML (default config/table.yaml)")
+    r.add_argument("--truth", metavar="OUT.json", help="also write the exact ball positions")
+    r.set_defaults(func=_render)
+
+    c = sub.add_parser("calibrate", help="camera intrinsics from photos of a ChArUco board")
+    c.add_argument("images", nargs="+", help="board photographs")
+    c.add_argument("--chessboard", nargs=2, type=int, metavar=("COLS", "ROWS"),
+                   help="a plain chessboard with this many inner corners instead of ChArUco")
+    c.add_argument("--rational", action="store_true", help="8-coefficient rational lens model")
+    c.add_argument("--out", help="write the camera section to this YAML file")
+    c.set_defaults(func=_calibrate)
+
+
+def register_bench(bench_subparsers) -> None:
+    b = bench_subparsers.add_parser("vision", help="ms per 1280x720 frame on one core, and accuracy")
+    b.add_argument("--layouts", type=int, default=30, help="rendered layouts (default 30)")
+    b.add_argument("--seed", type=int, default=0)
+    b.add_argument("--reps", type=int, default=3, help="timed passes over every frame")
+    b.add_argument("--overlay", metavar="OUT.png", help="write one annotated frame")
+    b.set_defaults(func=_bench)
+
+
+def _fail(msg: str) -> int:
+    print(f"cuerobot vision: {msg}", file=sys.stderr)
+    return 2
+
+
+def _read_image(path: str):
+    import cv2
+    image = cv2.imread(path, cv2.IMREAD_COLOR)
+    if image is None:
+        raise ValueError(f"{path}: cannot read image")
+    return image
+
+
+def _detect(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.overlay import draw_observations
+    from vision.pipeline import TableVision, observe_pixels, timed
+    try:
+        image = _read_image(args.image)
+        if args.radius_px is not None and args.camera is None and args.table is None:
+            balls, ms = timed(observe_pixels, image, args.radius_px)
+        else:
+            from planner.table_config import load_table_config
+            from vision.camera import load_camera
+            from vision.registration import load_landmarks
+            tc = load_table_config(args.table)
+            cam = load_camera(args.camera)
+            w, h = cam.size
+            if image.shape[:2] != (h, w):
+                raise ValueError(f"{args.image} is {image.shape[1]}x{image.shape[0]} but the camera "
+                                 f"({args.camera or 'config/camera.yaml'}) is {w}x{h}")
+            vision = TableVision(cam, tc.table, tc.physics.R, load_landmarks(tc.table, args.camera))
+            balls, ms = timed(vision.observe, image)
+    except (ConfigError, ValueError) as exc:
+        return _fail(str(exc))
+    if args.json:
+        print(json.dumps({"balls": [b.to_json() for b in balls], "ms": round(ms, 2)}))
+    else:
+        for b in balls:
+            where = "" if b.x_m is None else f"  x={b.x_m:.4f} m  y={b.y_m:.4f} m"
+            print(f"{b.label:>12}  conf {b.confidence:.2f}  px=({b.x_px:.2f}, {b.y_px:.2f})  r={b.r_px:.2f} px{where}")
+        print(f"{len(balls)} balls in {ms:.1f} ms")
+    if args.overlay:
+        cv2.imwrite(args.overlay, draw_observations(image, balls))
+    return 0
+
+
+def _render(args: argparse.Namespace) -> int:
+    import cv2
+    import numpy as np
+
+    from vision.layouts import rack, random_layout
+    from vision.render import synthetic_camera_from_config
+    try:
+        sc, _ = synthetic_camera_from_config(args.camera, args.table)
+    except (ConfigError, ValueError) as exc:
+        return _fail(str(exc))
+    rng = np.random.default_rng(args.seed)
+    state = rack(sc.table, sc.R, rng) if args.rack else random_layout(sc.table, sc.R, rng)
+    frame = sc.render(state, rng)
+    cv2.imwrite(args.out, frame.image)
+    if args.truth:
+        Path(args.truth).write_text(json.dumps({"balls": [
+            {"id": int(i), "x_m": float(p[0]), "y_m": float(p[1]), "x_px": float(q[0]), "y_px": float(q[1])}
+            for i, p, q in zip(frame.truth.ids, frame.truth.pos, frame.truth.centre_px)]}, indent=1))
+    print(f"wrote {args.out} ({len(state.ids)} balls)")
+    return 0
+
+
+def _calibrate(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from calibration.camera import calibrate_images
+    from vision.camera import save_camera
+    try:
+        cal = calibrate_images(args.images, chessboard=tuple(args.chessboard) if args.chessboard else None,
+                               rational=args.rational)
+    except ValueError as exc:
+        return _fail(str(exc))
+    K = cal.camera.K
+    print(f"{len(cal.views)} views, RMS reprojection error {cal.rms_px:.3f} px "
+          f"(per view {np.array2string(cal.per_view_rms, precision=2)})")
+    print(f"fx={K[0, 0]:.2f} fy={K[1, 1]:.2f} cx={K[0, 2]:.2f} cy={K[1, 2]:.2f} "
+          f"distortion={np.array2string(cal.camera.dist, precision=5)}")
+    if args.out:
+        save_camera(cal.camera, args.out)
+        print(f"wrote {args.out}")
+    return 0
+
+
+def _bench(args: argparse.Namespace) -> int:
+    import cv2
+
+    from vision.bench import report, run_bench
+    from vision.overlay import draw_observations
+    from vision.pipeline import TableVision
+    from vision.render import synthetic_camera_from_config
+    sc, lm = synthetic_camera_from_config()
+    res = run_bench(sc, lm, n=args.layouts, seed=args.seed, reps=args.reps)
+    print(report(res))
+    if args.overlay:
+        from vision.bench import render_layouts
+        frame = render_layouts(sc, 1, args.seed)[0]
+        cv2.imwrite(args.overlay, draw_observations(frame.image, TableVision(sc.cam, sc.table, sc.R, lm)
+                                                    .observe(frame.image)))
+        print(f"wrote {args.overlay}")
+    return 0

@@ -1,0 +1,46 @@
+"""``cuerobot vision render|detect`` end to end (in-process, real files)."""
+from __future__ import annotations
+
+import json
+
+import cv2
+import numpy as np
+
+from controller.cli import main
+
+
+def test_render_then_detect_json(tmp_path, capsys):
+    img, truth = tmp_path / "frame.png", tmp_path / "truth.json"
+    assert main(["vision", "render", str(img), "--seed", "3", "--truth", str(truth)]) == 0
+    capsys.readouterr()
+    assert main(["vision", "detect", str(img), "--json", "--overlay", str(tmp_path / "ov.png")]) == 0
+    out = json.loads(capsys.readouterr().out)
+    balls = {b["label"]: b for b in out["balls"]}
+    expected = json.loads(truth.read_text())["balls"]
+    assert len(out["balls"]) == len(expected) and out["ms"] > 0
+    for t in expected:
+        b = balls[str(t["id"])]
+        assert abs(b["x_m"] - t["x_m"]) < 0.002 and abs(b["y_m"] - t["y_m"]) < 0.002
+        assert abs(b["x_px"] - t["x_px"]) < 1.0 and set(b) >= {"r_px", "confidence"}
+    ov, im = cv2.imread(str(tmp_path / "ov.png")), cv2.imread(str(img))
+    assert ov.shape[0] == im.shape[0] and ov.shape[1] > im.shape[1]
+    assert np.array_equal(ov[:5, :5], im[:5, :5])             # the frame itself, drawn on only near balls
+
+
+def test_detect_pixels_only(tmp_path, capsys):
+    img = tmp_path / "frame.png"
+    main(["vision", "render", str(img), "--seed", "4"])
+    capsys.readouterr()
+    assert main(["vision", "detect", str(img), "--radius-px", "13", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["balls"] and all("x_m" not in b for b in out["balls"])
+    assert all(isinstance(b["label"], str) for b in out["balls"])
+
+
+def test_detect_with_a_malformed_camera_file(tmp_path, capsys):
+    img, cam = tmp_path / "frame.png", tmp_path / "camera.yaml"
+    cv2.imwrite(str(img), np.zeros((720, 1280, 3), np.uint8))
+    cam.write_text("camera: {image_size: [1280, 720], fx: 1000, fy: 1000, cx: 640, cy: 360, distortion: oops}\n")
+    assert main(["vision", "detect", str(img), "--camera", str(cam)]) == 2
+    err = capsys.readouterr().err
+    assert str(cam) in err and "camera.distortion" in err

@@ -1,0 +1,302 @@
+"""The overhead camera: intrinsics, lens distortion and pose relative to the table frame.
+
+Conventions
+-----------
+* Pixels: (u, v) with u to the right and v down, the centre of the top-left pixel at (0, 0)
+  (OpenCV's convention). Images are BGR uint8 arrays of shape (height, width, 3).
+* Normalised image coordinates: (x, y) = (X_c / Z_c, Y_c / Z_c) in the camera frame, i.e. the
+  undistorted pinhole image at focal length 1.
+* Pose: ``X_cam = R(rvec) @ X_table + tvec`` (metres; rvec is a Rodrigues vector in radians).
+  The table frame is the one of docs/frame.md (cloth at z = 0, a ball centre at z = R).
+* Lens models: ``pinhole`` is OpenCV's standard model (k1 k2 p1 p2 [k3 [k4 k5 k6 [s1..s4]]]),
+  ``fisheye`` is OpenCV's equidistant fisheye model (k1..k4).
+
+Every pixel -> ray conversion inverts the distortion iteratively to 1e-12 (``cv2.undistortPointsIter``);
+OpenCV's default five-step inversion is off by ~0.02 px at the corners of a wide-angle lens,
+which would be most of the sub-pixel error budget of the ball detector.
+"""
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import yaml
+
+from planner.config import Section, default_path, load_yaml
+
+LENS_MODELS = ("pinhole", "fisheye")
+_PINHOLE_NDIST = (4, 5, 8, 12, 14)
+_UNDISTORT_CRITERIA = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 100, 1e-12)
+
+
+@dataclass(frozen=True, eq=False)
+class CameraModel:
+    """Intrinsics, distortion and (optionally) the pose of the camera in the table frame.
+
+    size: (width, height) in pixels. K: (3, 3) camera matrix. dist: distortion coefficients
+    (pinhole: 4, 5, 8, 12 or 14 values; fisheye: 4). rvec, tvec: (3,) pose, table -> camera
+    (None until the table is registered). rms_px: the calibration's reprojection RMS (information).
+    """
+    size: tuple[int, int]
+    K: np.ndarray
+    dist: np.ndarray
+    model: str = "pinhole"
+    rvec: np.ndarray | None = None
+    tvec: np.ndarray | None = None
+    rms_px: float = float("nan")
+
+    def __post_init__(self):
+        K = np.asarray(self.K, dtype=np.float64).reshape(3, 3)
+        dist = np.asarray(self.dist, dtype=np.float64).reshape(-1)
+        if self.model not in LENS_MODELS:
+            raise ValueError(f"lens model must be one of {LENS_MODELS}, got {self.model!r}")
+        allowed = (4,) if self.model == "fisheye" else _PINHOLE_NDIST
+        if dist.size not in allowed:
+            raise ValueError(f"{self.model} lens needs {' or '.join(map(str, allowed))} distortion "
+                             f"coefficients, got {dist.size}")
+        object.__setattr__(self, "K", K)
+        object.__setattr__(self, "dist", dist)
+        object.__setattr__(self, "size", (int(self.size[0]), int(self.size[1])))
+        for key in ("rvec", "tvec"):
+            v = getattr(self, key)
+            if v is not None:
+                object.__setattr__(self, key, np.asarray(v, dtype=np.float64).reshape(3))
+
+    # ---- pose -------------------------------------------------------------------------------
+    @property
+    def has_pose(self) -> bool:
+        return self.rvec is not None and self.tvec is not None
+
+    def _need_pose(self) -> None:
+        if not self.has_pose:
+            raise ValueError("camera has no pose relative to the table: register the table first "
+                             "(vision.registration) or give pose.rvec/pose.tvec in camera.yaml")
+
+    @functools.cached_property
+    def R(self) -> np.ndarray:
+        """(3, 3) rotation table -> camera."""
+        self._need_pose()
+        return cv2.Rodrigues(self.rvec)[0]
+
+    @functools.cached_property
+    def centre(self) -> np.ndarray:
+        """(3,) the camera's optical centre in the table frame [m]."""
+        return -self.R.T @ self.tvec
+
+    def with_pose(self, rvec, tvec) -> "CameraModel":
+        return replace(self, rvec=np.asarray(rvec, float).reshape(3), tvec=np.asarray(tvec, float).reshape(3))
+
+    # ---- undistortion maps (computed once per camera) ----------------------------------------
+    @functools.cached_property
+    def undistort_maps(self) -> tuple[np.ndarray, np.ndarray]:
+        """Fixed-point maps for ``cv2.remap`` giving the undistorted image with the same K."""
+        if self.model == "fisheye":
+            return cv2.fisheye.initUndistortRectifyMap(self.K, self.dist, np.eye(3), self.K, self.size,
+                                                       cv2.CV_16SC2)
+        return cv2.initUndistortRectifyMap(self.K, self.dist, None, self.K, self.size, cv2.CV_16SC2)
+
+    def undistort_image(self, image: np.ndarray) -> np.ndarray:
+        """The image as an ideal pinhole camera with matrix K would see it (bilinear resampling)."""
+        m1, m2 = self.undistort_maps
+        return cv2.remap(image, m1, m2, cv2.INTER_LINEAR)
+
+    def scaled(self, factor: float) -> "CameraModel":
+        """The same lens on an image resized by ``factor`` (e.g. 2/3 for 1920x1080 -> 1280x720)."""
+        K = self.K.copy()
+        K[0, 0] *= factor
+        K[1, 1] *= factor
+        K[0, 2] = (K[0, 2] + 0.5) * factor - 0.5
+        K[1, 2] = (K[1, 2] + 0.5) * factor - 0.5
+        size = (round(self.size[0] * factor), round(self.size[1] * factor))
+        return replace(self, K=K, size=size)
+
+
+# ---- points ---------------------------------------------------------------------------------
+def pixels_to_normalised(cam: CameraModel, px) -> np.ndarray:
+    """(N, 2) distorted pixels -> (N, 2) normalised image coordinates (distortion removed)."""
+    px = np.ascontiguousarray(np.asarray(px, dtype=np.float64).reshape(-1, 1, 2))
+    if px.shape[0] == 0:
+        return np.zeros((0, 2))
+    if cam.model == "fisheye":
+        out = cv2.fisheye.undistortPoints(px, cam.K, cam.dist, criteria=_UNDISTORT_CRITERIA)
+    else:
+        out = cv2.undistortPointsIter(px, cam.K, cam.dist, None, None, _UNDISTORT_CRITERIA)
+    return out.reshape(-1, 2)
+
+
+def normalised_to_pixels(cam: CameraModel, xy) -> np.ndarray:
+    """(N, 2) normalised image coordinates -> (N, 2) distorted pixels."""
+    xy = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
+    pts = np.concatenate([xy, np.ones((xy.shape[0], 1))], axis=1)
+    return _project_cam(cam, pts, np.zeros(3), np.zeros(3))
+
+
+def _project_cam(cam: CameraModel, pts: np.ndarray, rvec, tvec) -> np.ndarray:
+    if pts.shape[0] == 0:
+        return np.zeros((0, 2))
+    if cam.model == "fisheye":
+        out, _ = cv2.fisheye.projectPoints(pts.reshape(-1, 1, 3), rvec, tvec, cam.K, cam.dist)
+    else:
+        out, _ = cv2.projectPoints(pts.reshape(-1, 1, 3), rvec, tvec, cam.K, cam.dist)
+    return out.reshape(-1, 2)
+
+
+def table_to_pixels(cam: CameraModel, pts) -> np.ndarray:
+    """(N, 3) table-frame points [m] -> (N, 2) distorted pixels. Raises without a pose."""
+    cam._need_pose()
+    return _project_cam(cam, np.asarray(pts, dtype=np.float64).reshape(-1, 3), cam.rvec, cam.tvec)
+
+
+def pixel_rays(cam: CameraModel, px) -> np.ndarray:
+    """(N, 2) pixels -> (N, 3) unit ray directions in the table frame (rays start at ``cam.centre``)."""
+    xy = pixels_to_normalised(cam, px)
+    return normalised_rays(cam, xy)
+
+
+def normalised_rays(cam: CameraModel, xy) -> np.ndarray:
+    """(N, 2) normalised coordinates -> (N, 3) unit directions in the table frame."""
+    xy = np.asarray(xy, dtype=np.float64).reshape(-1, 2)
+    d = np.concatenate([xy, np.ones((xy.shape[0], 1))], axis=1) @ cam.R  # rows: R.T @ d_cam
+    return d / np.linalg.norm(d, axis=1, keepdims=True)
+
+
+def pixels_to_table(cam: CameraModel, px, z: float = 0.0) -> np.ndarray:
+    """(N, 2) pixels -> (N, 2) table (x, y) [m] where each pixel's ray meets the plane at height z.
+
+    Use z = R for ball centres (a ball's centre is R above the cloth): intersecting at z = 0
+    instead misplaces a ball at horizontal distance d from the camera's foot by d R / (H - R).
+    """
+    d = pixel_rays(cam, px)
+    c = cam.centre
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lam = (z - c[2]) / d[:, 2]
+    return c[:2] + lam[:, None] * d[:, :2]
+
+
+def silhouette_circles(cam: CameraModel, centres, radius, n: int = 32) -> np.ndarray:
+    """Points (M, n, 3) [m, table frame] where the cone of rays from the optical centre touches
+    each sphere: the circle whose image is the sphere's outline. radius: scalar or (M,) [m]."""
+    P = np.asarray(centres, dtype=np.float64).reshape(-1, 3)
+    radius = np.broadcast_to(np.asarray(radius, dtype=np.float64), (P.shape[0],))[:, None]
+    a = P - cam.centre
+    D = np.linalg.norm(a, axis=1, keepdims=True)
+    a = a / D
+    e1 = np.stack([a[:, 1], -a[:, 0], np.zeros(P.shape[0])], axis=1)      # a x z
+    e1 /= np.linalg.norm(e1, axis=1, keepdims=True)
+    e2 = np.stack([a[:, 1] * e1[:, 2] - a[:, 2] * e1[:, 1], a[:, 2] * e1[:, 0] - a[:, 0] * e1[:, 2],
+                   a[:, 0] * e1[:, 1] - a[:, 1] * e1[:, 0]], axis=1)        # a x e1
+    t = np.linspace(0.0, 2 * np.pi, n, endpoint=False)
+    rho = radius * np.sqrt(1.0 - (radius / D) ** 2)              # (M, 1) radius of the contact circle
+    base = P - a * (radius ** 2 / D)                               # centre of the contact circle
+    return base[:, None, :] + rho[:, :, None] * (np.cos(t)[None, :, None] * e1[:, None, :]
+                                                 + np.sin(t)[None, :, None] * e2[:, None, :])
+
+
+def sphere_silhouettes(cam: CameraModel, centres, radius, n: int = 32) -> np.ndarray:
+    """Points on the image outline of spheres: (M, n, 2) distorted pixels.
+
+    The outline of a sphere under perspective is the image of the circle where the cone from the
+    optical centre touches it (an ellipse before distortion, elongated away from the image centre).
+    centres: (M, 3) table frame [m]; radius: scalar or (M,) [m].
+    """
+    Q = silhouette_circles(cam, centres, radius, n)
+    return table_to_pixels(cam, Q.reshape(-1, 3)).reshape(Q.shape[0], n, 2)
+
+
+def solve_pose(cam: CameraModel, world, px) -> tuple[np.ndarray, np.ndarray, float]:
+    """Camera pose from landmarks with known table-frame positions (PnP, then Levenberg-Marquardt).
+
+    world: (N, 3) [m], N >= 4 (need not be coplanar); px: (N, 2) their distorted pixels.
+    Returns (rvec, tvec, rms_px) with rms_px the reprojection RMS in pixels.
+    Raises ValueError for fewer than 4 points or a failed solve.
+    """
+    world = np.asarray(world, dtype=np.float64).reshape(-1, 3)
+    px = np.asarray(px, dtype=np.float64).reshape(-1, 2)
+    if world.shape[0] < 4 or world.shape[0] != px.shape[0]:
+        raise ValueError(f"solve_pose needs >= 4 matching points, got {world.shape[0]} world / {px.shape[0]} image")
+    xy = pixels_to_normalised(cam, px)             # undistort first: works for both lens models
+    eye = np.eye(3)
+    flat = np.ptp(world[:, 2]) < 1e-9
+    ok, rvec, tvec = cv2.solvePnP(world, xy, eye, None, flags=cv2.SOLVEPNP_IPPE if flat else cv2.SOLVEPNP_SQPNP)
+    if not ok:
+        raise ValueError("solvePnP failed: landmarks degenerate or mismatched")
+    rvec, tvec = cv2.solvePnPRefineLM(world, xy, eye, None, rvec, tvec,
+                                      (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 100, 1e-12))
+    posed = cam.with_pose(rvec, tvec)
+    err = table_to_pixels(posed, world) - px
+    return rvec.reshape(3), tvec.reshape(3), float(np.sqrt(np.mean(np.sum(err ** 2, axis=1))))
+
+
+def look_at_pose(eye, target, right=(0.0, 1.0, 0.0)) -> tuple[np.ndarray, np.ndarray]:
+    """Pose (rvec, tvec) of a camera at ``eye`` looking at ``target`` (table frame, metres).
+
+    The image's u axis (to the right) points along ``right`` projected into the image plane, so
+    with the default right = +y the table's long axis runs along the image width.
+    """
+    eye, target, right = (np.asarray(v, dtype=np.float64) for v in (eye, target, right))
+    z = target - eye
+    z /= np.linalg.norm(z)
+    x = right - z * np.dot(right, z)
+    x /= np.linalg.norm(x)
+    y = np.cross(z, x)
+    R = np.stack([x, y, z])        # rows: camera axes in table coordinates
+    rvec = cv2.Rodrigues(R)[0].reshape(3)
+    return rvec, -R @ eye
+
+
+# ---- YAML -----------------------------------------------------------------------------------
+def parse_camera(root: Section) -> CameraModel:
+    """CameraModel from the ``camera`` and optional ``pose`` sections; ConfigError names file and key."""
+    c = root.section("camera")
+    model = c.string("model", "pinhole or fisheye", choices=LENS_MODELS, default="pinhole")
+    w, h = c.vector("image_size", 2, "[width, height] in pixels")
+    if w < 1 or h < 1 or w != int(w) or h != int(h):
+        raise c.fail("image_size", "[width, height] as positive whole numbers of pixels", [w, h])
+    px = "a positive number of pixels"
+    fx, fy = c.number("fx", px, positive=True), c.number("fy", px, positive=True)
+    cx, cy = c.number("cx", "a number of pixels"), c.number("cy", "a number of pixels")
+    allowed = (4,) if model == "fisheye" else _PINHOLE_NDIST
+    form = f"a list of {' or '.join(map(str, allowed))} distortion coefficients for the {model} model"
+    raw = c.raw("distortion", form)
+    if not isinstance(raw, list) or len(raw) not in allowed:
+        raise c.fail("distortion", form, raw)
+    dist = c.vector("distortion", len(raw), form)
+    K = np.array([[fx, 0.0, cx], [0.0, fy, cy], [0.0, 0.0, 1.0]])
+    rvec = tvec = None
+    if root.has("pose"):
+        p = root.section("pose")
+        rvec = np.array(p.vector("rvec", 3, "a Rodrigues vector [r1, r2, r3] in radians"))
+        tvec = np.array(p.vector("tvec", 3, "a translation [t1, t2, t3] in metres"))
+    rms = c.number("rms_px", "a number of pixels >= 0", nonneg=True, default=float("nan"))
+    return CameraModel(size=(int(w), int(h)), K=K, dist=np.array(dist), model=model, rvec=rvec, tvec=tvec,
+                       rms_px=rms)
+
+
+def load_camera(path: str | Path | None = None) -> CameraModel:
+    """Read ``config/camera.yaml`` (or ``path``). Raises ConfigError naming the file and key."""
+    return parse_camera(load_yaml(path or default_path("camera.yaml")))
+
+
+def camera_to_dict(cam: CameraModel) -> dict:
+    """The ``camera`` (and ``pose``) sections as plain YAML-ready values."""
+    out = {"camera": {
+        "model": cam.model,
+        "image_size": [int(cam.size[0]), int(cam.size[1])],
+        "fx": float(cam.K[0, 0]), "fy": float(cam.K[1, 1]),
+        "cx": float(cam.K[0, 2]), "cy": float(cam.K[1, 2]),
+        "distortion": [float(v) for v in cam.dist],
+    }}
+    if np.isfinite(cam.rms_px):
+        out["camera"]["rms_px"] = float(cam.rms_px)
+    if cam.has_pose:
+        out["pose"] = {"rvec": [float(v) for v in cam.rvec], "tvec": [float(v) for v in cam.tvec]}
+    return out
+
+
+def save_camera(cam: CameraModel, path: str | Path) -> None:
+    """Write the ``camera`` (and ``pose``) sections as YAML."""
+    Path(path).write_text(yaml.safe_dump(camera_to_dict(cam), sort_keys=False))
+

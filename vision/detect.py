@@ -1,0 +1,602 @@
+"""Find every ball in a frame and locate its centre to a fraction of a pixel.
+
+Two modes share one pipeline:
+
+* calibrated (``TableDetector``): with a posed camera and the table geometry, the work is
+  restricted to the table, the expected ball size is known everywhere, the empty table's own
+  pockets and edges are known, and each centre is solved in 3-D on the plane z = R;
+* pixels only (``detect_in_pixels``): any table, any balls, given their approximate radius in
+  pixels; centres are the outlines' centres in the image.
+
+Stages, each a function over arrays:
+
+1. ``fit_cloth``: the cloth's colour direction (a shadow scales the colour and keeps it) and its
+   lit brightness over the image (a quadratic surface), from a sparse grid of pixels, per frame.
+2. ``foreground`` (half resolution): pixels off the cloth's colour, or darker than any shadow.
+3. ``candidates``: peaks of radial-symmetry votes (``symmetry_votes``) inside blobs of foreground
+   that fill a ball-sized square; touching balls vote for their own centres, chalk marks and
+   specks are too small.
+4. Outline points along the normals of each ball's predicted outline (``silhouette_circles``):
+   where the profile leaves the cloth, then to sub-pixel where a pixel is half ball, half
+   background in linear light (``outline_points``; kernels in ``vision.edges``). Lines running
+   into another ball are dropped.
+5. ``fit_spheres`` (``vision.fits``): the sphere centre (x, y, R) and an effective radius rho for which every outline
+   ray is tangent to the sphere (distance from the centre to each ray = rho), robust Gauss-Newton.
+   This is exact under perspective: the centre of the ellipse a ball projects to is not the image
+   of its centre, and a cloth-plane mapping misplaces it by the parallax d R / (H - R). rho takes
+   up an offset of the edge finder that is the same all round.
+6. A ball hidden inside a rack shows too little outline; where it touches at least CONTACT_MIN
+   located balls, it is placed by those contacts (``place_by_contacts``). Balls cannot overlap
+   (``separate_overlaps``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from planner.table import Table
+from vision import edges as _edges
+from vision.fits import fit_circles, fit_spheres
+from vision.balls import srgb_to_linear
+from vision.camera import (CameraModel, pixel_rays, pixels_to_table, silhouette_circles, sphere_silhouettes,
+                           table_to_pixels)
+from vision.scene import CLOTH, CUSHION, NOSE_FACE, POCKET, RailGeometry, TableScene
+
+LINEAR_LUT = srgb_to_linear(np.arange(256)).astype(np.float32)   # 8-bit sRGB -> linear light
+
+# foreground (half resolution, 8-bit colours)
+CHROMA_TAN = np.tan(np.radians(5.0))   # colour further than this angle from the cloth's: not cloth
+DARK_FRACTION = 0.42                   # darker than this share of the lit cloth: not cloth (the 8)
+HOLE_LIT = 0.3                         # over a pocket only colours this bright (share of cloth) count
+# candidates
+FILL_MIN = 0.6                        # a candidate's square is at least this full of foreground
+VOTES_MIN = 1.5                        # smoothed symmetry votes at a candidate (a lone ball: ~10+)
+# outline points (full resolution, linear light)
+N_RAYS = 48                            # search lines per ball
+SEARCH_WIDTHS = (3.0, 1.5)             # px either side of the predicted outline, per pass
+EDGE_STEP = 0.5                        # px between samples along a search line
+EDGE_CHROMA_DEG = 8.0                  # colour further than this from the cloth's: ball
+DARK_LINEAR = 0.2                      # darker than this share of the lit cloth: ball (the 8)
+EDGE_MIN_SHARE = 0.1                   # weakest step accepted, as a share of the lit cloth
+REFINE_REACH = 1.0                     # px a refined outline point may move
+# acceptance
+RMS_MAX_PX = 0.6                       # a ball's outline fits its sphere (circle) to this RMS [px]
+RHO_TOLERANCE = 0.15                   # a ball's fitted radius is within this share of R
+MIN_EDGES = 8                          # a ball needs at least this many consistent outline points
+MIN_EDGES_PIXELS = 20                  # ... in pixel-only mode, with no table model to vet candidates
+CONTACT_MIN = 4                        # placed by contacts: at least this many touching balls
+CONTACT_SLACK = 0.004                  # [m] neighbours this close to touching are taken to touch
+CONTACT_FILL = 0.85                    # the square at a placed centre is this full of ball
+
+
+@dataclass(frozen=True)
+class Detections:
+    """Balls found in one frame (M of them), all arrays indexed alike.
+
+    px: (M, 2) image position of each centre [px] (calibrated: the projection of the sphere centre,
+    not the outline's centre); r_px: (M,) mean outline radius [px]; xy: (M, 2) table position of
+    the centre [m] (NaN in pixel-only mode); rms_px: (M,) edge-fit residual RMS [px];
+    n_edges: (M,) edge points used (0 for a ball placed by its touching neighbours, see
+    ``place_by_contacts``); fill: (M,) foreground share at the candidate; cloth_v: (M,) the lit
+    cloth's 8-bit HSV value beside each ball (for identification).
+    """
+    px: np.ndarray
+    r_px: np.ndarray
+    xy: np.ndarray
+    rms_px: np.ndarray
+    n_edges: np.ndarray
+    fill: np.ndarray
+    cloth_v: np.ndarray
+
+    def __len__(self) -> int:
+        return self.px.shape[0]
+
+    def take(self, keep) -> "Detections":
+        return Detections(*(getattr(self, f)[keep] for f in
+                            ("px", "r_px", "xy", "rms_px", "n_edges", "fill", "cloth_v")))
+
+
+# ---- 1-2. cloth model and foreground --------------------------------------------------------
+@dataclass(frozen=True)
+class ClothModel:
+    """chroma: (3,) unit direction of the cloth's 8-bit BGR colour; coef: (6,) quadratic brightness
+    surface b(u, v) = c0 + c1 u + c2 v + c3 u^2 + c4 u v + c5 v^2 along ``chroma`` (u, v in
+    half-resolution pixels scaled by ``scale``); level: the median brightness along ``chroma``."""
+    chroma: np.ndarray
+    coef: np.ndarray
+    scale: float
+    level: float
+
+    @property
+    def linear_colour(self) -> np.ndarray:
+        """(3,) the typical lit cloth colour in linear light (BGR)."""
+        return srgb_to_linear(np.clip(self.chroma * self.level, 0, 255))
+
+    def brightness(self, u, v) -> np.ndarray:
+        u, v = np.asarray(u, np.float64) * self.scale, np.asarray(v, np.float64) * self.scale
+        c = self.coef
+        return c[0] + c[1] * u + c[2] * v + c[3] * u * u + c[4] * u * v + c[5] * v * v
+
+
+def fit_cloth(samples: np.ndarray, u: np.ndarray, v: np.ndarray, scale: float) -> ClothModel:
+    """Fit the cloth model to sampled BGR pixels (N, 3) at (u, v) (N,), most of which are cloth.
+
+    The chroma is the dominant colour direction (the fullest cell of a chromaticity histogram, then
+    the mean of the samples within twice CHROMA_TAN of it, twice); the brightness surface is a least-squares
+    quadratic refitted once without the samples darker than 85 % of it (shadows).
+    Raises ValueError if no cloth is seen.
+    """
+    s = samples.astype(np.float64)
+    norm = np.linalg.norm(s, axis=1)
+    ok = norm > 20
+    if ok.sum() < 12:
+        raise ValueError("no cloth colour found: the sampled table area is black")
+    unit = s[ok] / norm[ok, None]
+    # the commonest colour direction: the fullest cell of a chromaticity histogram (O(N), no BLAS)
+    chrom = unit[:, :2] / unit.sum(axis=1, keepdims=True)
+    cell = np.clip((chrom * 24).astype(np.intp), 0, 23)
+    key = cell[:, 0] * 24 + cell[:, 1]
+    c = unit[key == np.argmax(np.bincount(key, minlength=576))].mean(axis=0)
+    c /= np.linalg.norm(c)
+    for _ in range(2):
+        cos = np.einsum("ij,j->i", unit, c)
+        near = cos > np.cos(np.arctan(2 * CHROMA_TAN))
+        if near.sum() < 12:
+            raise ValueError("no dominant cloth colour found in the table area")
+        c = unit[near].mean(axis=0)
+        c /= np.linalg.norm(c)
+    idx = np.flatnonzero(ok)[near]
+    a = np.einsum("ij,j->i", s[idx], c)
+    uu, vv = u[idx] * scale, v[idx] * scale
+    A = np.stack([np.ones_like(uu), uu, vv, uu * uu, uu * vv, vv * vv], axis=1)
+    coef = _lstsq(A, a)
+    keep = a > 0.85 * np.einsum("ij,j->i", A, coef)
+    if keep.sum() >= 12:
+        coef = _lstsq(A[keep], a[keep])
+    return ClothModel(chroma=c, coef=coef, scale=scale, level=float(np.median(a)))
+
+
+def _lstsq(A: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Least squares by the normal equations, without BLAS threads (small systems, every frame)."""
+    return np.linalg.solve(np.einsum("ki,kj->ij", A, A) + 1e-9 * np.eye(A.shape[1]), np.einsum("ki,k->i", A, b))
+
+
+def foreground(half: np.ndarray, model: ClothModel, bright: np.ndarray,
+               hole: np.ndarray | None = None) -> np.ndarray:
+    """(h, w) uint8 mask (255 = not cloth) of a BGR image given the cloth model.
+
+    bright: (h, w) the lit cloth brightness ``model.brightness`` at each pixel; hole: (h, w) bool
+    where the empty table shows a pocket (dark there is the hole: only colour counts).
+    """
+    f = half.astype(np.float32)
+    a = cv2.transform(f, model.chroma.reshape(1, 3).astype(np.float32))
+    n2 = cv2.transform(f * f, np.ones((1, 3), np.float32))
+    a_floor = np.maximum(a, 0.25 * bright)
+    off = (n2 - a * a) > (CHROMA_TAN ** 2) * a_floor * a_floor
+    dark = a < DARK_FRACTION * bright
+    if hole is not None:          # in a pocket dark is the hole, and near-black colour is noise
+        dark &= ~hole
+        off &= ~hole | (a > HOLE_LIT * bright)
+    return ((off | dark).astype(np.uint8)) * 255
+
+
+# ---- 3. candidates --------------------------------------------------------------------------
+def symmetry_votes(img: np.ndarray, mask: np.ndarray, radius, min_grad: float = 40.0) -> np.ndarray:
+    """Radial-symmetry votes (after Loy & Zelinsky 2003, 'Fast radial symmetry for detecting points
+    of interest', IEEE PAMI 25(8), the orientation-projection image O_n of Sec. 2, both signs).
+
+    Every edge pixel (colour gradient, the strongest channel's 3x3 Sobel >= min_grad) inside
+    ``mask`` votes at the two points ``radius`` pixels away along its gradient (radius: a number,
+    or an (h, w) map of the expected radius at each pixel). A ball's outline
+    sends its votes to its centre whatever its contrast, and so does the boundary between two
+    touching balls (its normal passes through both centres). Returns (h, w) float32 votes,
+    Gaussian-smoothed with sigma 1 px.
+    """
+    dx = cv2.Sobel(img, cv2.CV_32F, 1, 0)
+    dy = cv2.Sobel(img, cv2.CV_32F, 0, 1)
+    m2 = dx * dx + dy * dy
+    c = np.argmax(m2, axis=-1)[..., None]
+    gx = np.take_along_axis(dx, c, -1)[..., 0]
+    gy = np.take_along_axis(dy, c, -1)[..., 0]
+    mag = np.sqrt(np.take_along_axis(m2, c, -1)[..., 0])
+    ys, xs = np.nonzero((mag >= min_grad) & mask)
+    h, w = mag.shape
+    votes = np.zeros(h * w, dtype=np.float32)
+    if xs.size:
+        ux, uy = gx[ys, xs] / mag[ys, xs], gy[ys, xs] / mag[ys, xs]
+        rad = radius[ys, xs] if np.ndim(radius) else radius
+        for sign in (1.0, -1.0):
+            px = np.rint(xs + sign * rad * ux).astype(np.intp)
+            py = np.rint(ys + sign * rad * uy).astype(np.intp)
+            ok = (px >= 0) & (px < w) & (py >= 0) & (py < h)
+            votes += np.bincount(py[ok] * w + px[ok], minlength=h * w).astype(np.float32)
+    return cv2.GaussianBlur(votes.reshape(h, w), (0, 0), 1.0)
+
+
+def fill_fraction(fg: np.ndarray, known: np.ndarray, known_count: np.ndarray, box: int) -> np.ndarray:
+    """Share (h, w) of the judged pixels in a box x box square that are foreground."""
+    num = cv2.boxFilter(cv2.bitwise_and(fg, fg, mask=known), cv2.CV_32F, (box, box), normalize=False)
+    return num / (255.0 * np.maximum(known_count, 1.0))
+
+
+def candidates(img: np.ndarray, fg: np.ndarray, known: np.ndarray, known_count: np.ndarray,
+               allowed: np.ndarray, radius, box: int,
+               mute: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate ball centres: radial-symmetry peaks inside blobs of foreground.
+
+    img: (h, w, 3) BGR; fg: (h, w) uint8 foreground (255); known: (h, w) uint8 1 where colour can be
+    judged; known_count: box-filtered ``known``; allowed: (h, w) bool where a centre may be;
+    radius: expected ball radius [px], a number or an (h, w) map; box: side of the fill square
+    [px]; mute: (h, w) bool, pixels
+    whose edges do not vote (the empty table's own edges).
+    Returns (centres (M, 2) as (u, v) in these pixels, fill (M,)).
+    Blobs smaller than a quarter of a ball are ignored (chalk, specks of noise).
+    """
+    fill = fill_fraction(fg, known, known_count, box)
+    r_big = float(np.max(radius))
+    blobs, _ = cv2.findContours(cv2.bitwise_and(fg, fg, mask=known), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    h, w = fg.shape
+    pad = int(np.ceil(r_big)) + 3
+    sep = 1.3 * float(np.min(radius))
+    out = []
+    min_area = 0.25 * np.pi * float(np.min(radius)) ** 2
+    for blob in blobs:
+        x, y, bw, bh = cv2.boundingRect(blob)
+        if bw * bh < min_area:
+            continue
+        x0, y0 = max(x - pad, 0), max(y - pad, 0)
+        x1, y1 = min(x + bw + pad, w), min(y + bh + pad, h)
+        region = np.zeros((y1 - y0, x1 - x0), np.uint8)
+        cv2.drawContours(region, [blob], -1, 1, thickness=cv2.FILLED, offset=(-x0, -y0))
+        if cv2.countNonZero(region) < min_area:
+            continue
+        region = cv2.dilate(region, np.ones((5, 5), np.uint8)) > 0
+        voters = region if mute is None else region & ~mute[y0:y1, x0:x1]
+        votes = symmetry_votes(img[y0:y1, x0:x1], voters, radius[y0:y1, x0:x1] if np.ndim(radius) else radius)
+        f = fill[y0:y1, x0:x1]
+        ok = region & allowed[y0:y1, x0:x1] & (f >= FILL_MIN) & (votes >= VOTES_MIN)
+        votes = np.where(ok, votes, 0.0).astype(np.float32)
+        peak = ok & (votes >= cv2.dilate(votes, np.ones((3, 3), np.uint8)))
+        ys, xs = np.nonzero(peak)
+        out.append(np.stack([xs + x0, ys + y0, votes[ys, xs], f[ys, xs]], axis=1))
+    if not out:
+        return np.zeros((0, 2)), np.zeros(0)
+    out = np.concatenate(out)
+    keep = _distinct(out[:, :2], out[:, 2], sep)      # strongest first, over all blobs (they can split a ball)
+    return out[keep, :2].astype(np.float64), out[keep, 3].astype(np.float64)
+
+
+# ---- 4. outline points ----------------------------------------------------------------------
+def outline_normals(outline: np.ndarray) -> np.ndarray:
+    """Unit outward normals (M, N, 2) of closed outlines (M, N, 2) listed in either direction."""
+    t = np.roll(outline, -1, axis=1) - np.roll(outline, 1, axis=1)
+    n = np.stack([t[..., 1], -t[..., 0]], axis=-1)
+    n /= np.linalg.norm(n, axis=-1, keepdims=True)
+    centre = outline.mean(axis=1, keepdims=True)
+    flip = np.sum(n * (outline - centre), axis=-1, keepdims=True) < 0
+    return np.where(flip, -n, n)
+
+
+def outline_points(image: np.ndarray, outline: np.ndarray, half_width: float, cloth_lin: np.ndarray,
+                   refine: bool, min_step: float = 0.0, hole=None) -> tuple[np.ndarray, np.ndarray]:
+    """Outline points (M, N, 2) found along the normals of predicted outlines (M, N, 2) [px] and
+    which are valid (M, N) (``vision.edges``): where the profile leaves the cloth (lit cloth colour
+    ``cloth_lin``, linear BGR), then with ``refine`` to where a pixel is half ball, half background.
+    hole: None or (half-resolution pocket mask, (u0, v0) its top-left full-resolution pixel, (M,)
+    which balls are near a pocket)."""
+    M = outline.shape[0]
+    mask, (u0, v0), rows = hole if hole is not None else (np.zeros((1, 1), bool), (0, 0), np.zeros(M, bool))
+    return _edges.outline_points(image, LINEAR_LUT, outline, outline_normals(outline), float(half_width),
+                                 EDGE_STEP, np.asarray(cloth_lin, np.float64), np.tan(np.radians(EDGE_CHROMA_DEG)),
+                                 DARK_LINEAR, mask, float(u0), float(v0), rows, refine, float(min_step),
+                                 REFINE_REACH, 2)
+
+
+def near_neighbours(outline: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray,
+                    reach: float) -> np.ndarray:
+    """(M, N) search lines that would reach another ball: the point ``reach`` px outward from the
+    outline lies inside another ball's outline (approximated by a circle about its centre)."""
+    M = outline.shape[0]
+    if M < 2:
+        return np.zeros(outline.shape[:2], dtype=bool)
+    outer = outline + reach * outline_normals(outline)
+    d = np.linalg.norm(outer[:, :, None, :] - centres_px[None, None, :, :], axis=-1)    # (M, N, M)
+    d[np.arange(M), :, np.arange(M)] = np.inf
+    return np.any(d < radii_px[None, None, :], axis=-1)
+
+
+# ---- the calibrated detector ------------------------------------------------------------------
+class TableDetector:
+    """Ball detection for one posed camera over one table (precomputes everything per camera).
+
+    cam: posed CameraModel; table: Table; R: ball radius [m]; rail: the rail caps (so that their
+    pixels are not judged as cloth).
+    """
+
+    def __init__(self, cam: CameraModel, table: Table, R: float, rail: RailGeometry):
+        if not cam.has_pose:
+            raise ValueError("TableDetector needs a camera registered to the table (a pose)")
+        self.cam, self.table, self.R = cam, table, float(R)
+        scene = TableScene(table, rail)
+        w, h = cam.size
+        # region of interest: where a ball's image can be (rays at z = R inside the cushion backs)
+        cw = table.cushion_width
+        corners = np.array([[-cw, -cw], [table.width + cw, -cw], [table.width + cw, table.length + cw],
+                            [-cw, table.length + cw]])
+        ring = _rectangle_outline(corners, 64)
+        px = table_to_pixels(cam, np.concatenate([ring, np.full((ring.shape[0], 1), 0.0)], axis=1))
+        px2 = table_to_pixels(cam, np.concatenate([ring, np.full((ring.shape[0], 1), 2 * R)], axis=1))
+        allpx = np.concatenate([px, px2])
+        u0 = max(0, int(np.floor(allpx[:, 0].min())) - 4) & ~1
+        v0 = max(0, int(np.floor(allpx[:, 1].min())) - 4) & ~1
+        u1 = min(w, int(np.ceil(allpx[:, 0].max())) + 4)
+        v1 = min(h, int(np.ceil(allpx[:, 1].max())) + 4)
+        self.crop = (u0, v0, u1 - (u1 - u0) % 2, v1 - (v1 - v0) % 2)
+        u0, v0, u1, v1 = self.crop
+        self.half_size = ((u1 - u0) // 2, (v1 - v0) // 2)
+        hw, hh = self.half_size
+        jj, ii = np.meshgrid(np.arange(hw), np.arange(hh))
+        full = np.stack([2 * jj.ravel() + 0.5 + u0, 2 * ii.ravel() + 0.5 + v0], axis=1)
+        rays = pixel_rays(cam, full)
+        c = cam.centre
+        at_R = c[:2] + ((R - c[2]) / rays[:, 2])[:, None] * rays[:, :2]
+        roi = ((at_R[:, 0] > -cw) & (at_R[:, 0] < table.width + cw) & (at_R[:, 1] > -cw)
+               & (at_R[:, 1] < table.length + cw)).reshape(hh, hw)
+        kind, _, _ = scene.trace(c, rays)
+        kmap = kind.reshape(hh, hw).astype(np.float32)
+        k3 = np.ones((3, 3), np.uint8)
+        # the empty table's own edges (pocket rims, cushion lines) must not vote for ball centres
+        self.static_edges = cv2.dilate((cv2.dilate(kmap, k3) != cv2.erode(kmap, k3)).astype(np.uint8), k3) > 0
+        cloth_like = np.isin(kind, (CLOTH, CUSHION, NOSE_FACE)).reshape(hh, hw)
+        self.hole = (kind == POCKET).reshape(hh, hw)
+        reach = 2 * int(np.ceil(np.max(np.linalg.norm(table_to_pixels(cam, [[0, 0, R], [2 * R, 0, R]])[1]
+                                                    - table_to_pixels(cam, [[0, 0, R]])[0])))) + 6
+        self.near_hole = cv2.dilate(self.hole.astype(np.uint8), np.ones((reach, reach), np.uint8)) > 0
+        known = roi & cv2.erode((cloth_like | self.hole).astype(np.uint8), k3).astype(bool)
+        self.known = known.astype(np.uint8)
+        self.allowed = (scene.in_play(at_R[:, 0], at_R[:, 1]) & ~scene.in_pocket(at_R[:, 0], at_R[:, 1])
+                        ).reshape(hh, hw)
+        # expected ball radius in half-resolution pixels at each pixel (a ball centred there)
+        g = at_R.reshape(hh, hw, 2)[4::8, 4::8].reshape(-1, 2)
+        grid = np.concatenate([g, np.full((g.shape[0], 1), R)], axis=1)
+        rad = np.linalg.norm(sphere_silhouettes(cam, grid, R, 16) - table_to_pixels(cam, grid)[:, None, :],
+                             axis=-1).mean(axis=1) / 2
+        coarse_shape = at_R.reshape(hh, hw, 2)[4::8, 4::8].shape[:2]
+        self.r_map = cv2.resize(rad.reshape(coarse_shape).astype(np.float32), (hw, hh),
+                                interpolation=cv2.INTER_LINEAR)
+        r_lo, r_hi = float(self.r_map[self.allowed].min()), float(self.r_map[self.allowed].max())
+        self.r_map = np.clip(self.r_map, r_lo, r_hi)       # off the table: as on its edge
+        self.box = max(3, int(round(1.25 * r_lo)) | 1)
+        self.known_count = cv2.boxFilter(self.known, cv2.CV_32F, (self.box, self.box), normalize=False)
+        # sparse grid of cloth samples for the cloth model
+        step = 10
+        sm = np.zeros_like(known)
+        sm[::step, ::step] = True
+        sm &= known & ~self.hole & self.allowed
+        self.sample_v, self.sample_u = np.nonzero(sm)
+        self.coarse = 8
+        cu = np.arange(0, hw, self.coarse) + (self.coarse - 1) / 2
+        cv_ = np.arange(0, hh, self.coarse) + (self.coarse - 1) / 2
+        self.coarse_uv = np.meshgrid(cu, cv_)
+        self.scale = 1.0 / max(hw, hh)
+
+    def _holes_near(self, px: np.ndarray):
+        """The pocket mask for ``outline_points``, looked up for the balls (centres px (M, 2)) near
+        a pocket."""
+        u0, v0 = self.crop[:2]
+        hw, hh = self.half_size
+        j = np.clip(((px[:, 0] - u0) // 2).astype(np.intp), 0, hw - 1)
+        i = np.clip(((px[:, 1] - v0) // 2).astype(np.intp), 0, hh - 1)
+        return self.hole, (u0, v0), self.near_hole[i, j]
+
+    def detect(self, image: np.ndarray) -> Detections:
+        """All balls in a BGR uint8 frame of the camera's size."""
+        w, h = self.cam.size
+        if image.shape[:2] != (h, w) or image.ndim != 3:
+            raise ValueError(f"expected a {w}x{h} BGR image, got shape {image.shape}")
+        u0, v0, u1, v1 = self.crop
+        half = cv2.resize(image[v0:v1, u0:u1], self.half_size, interpolation=cv2.INTER_AREA)
+        model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale)
+        bright = cv2.resize(model.brightness(*self.coarse_uv).astype(np.float32), self.half_size,
+                            interpolation=cv2.INTER_LINEAR)
+        fg = foreground(half, model, bright, self.hole)
+        cand, fill = candidates(half, fg, self.known, self.known_count, self.allowed, self.r_map, self.box,
+                                self.static_edges)
+        if cand.shape[0] == 0:
+            return _empty()
+        px0 = np.stack([2 * cand[:, 0] + 0.5 + u0, 2 * cand[:, 1] + 0.5 + v0], axis=1)
+        xy = pixels_to_table(self.cam, px0, self.R)
+        return self.refine(image, xy, fill, model, fill_fraction(fg, self.known, self.known_count, self.box))
+
+    def refine(self, image: np.ndarray, xy: np.ndarray, fill: np.ndarray, cloth: ClothModel,
+               fill_map: np.ndarray) -> Detections:
+        """Sub-pixel centres from starting table positions (M, 2) [m]; drops what is not a ball.
+
+        fill: (M,) the candidates' foreground share; fill_map: (h, w) foreground share at every
+        half-resolution pixel (to vet balls placed by their contacts)."""
+        cam, R = self.cam, self.R
+        cloth_lin = cloth.linear_colour
+        origin = cam.centre
+        start = xy.copy()
+        rho = np.full(xy.shape[0], R)
+        min_step = EDGE_MIN_SHARE * np.linalg.norm(cloth_lin)
+        for it, half_width in enumerate(SEARCH_WIDTHS):
+            P = np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1)
+            circles = silhouette_circles(cam, P, rho, N_RAYS)
+            outline = table_to_pixels(cam, circles.reshape(-1, 3)).reshape(circles.shape[0], N_RAYS, 2)
+            cpx = table_to_pixels(cam, P)
+            rpx = np.linalg.norm(outline - cpx[:, None, :], axis=-1).mean(axis=1)
+            near = near_neighbours(outline, cpx, rpx, half_width + 1.0)
+            pts, valid = outline_points(image, outline, half_width, cloth_lin, it > 0, min_step,
+                                        self._holes_near(cpx))
+            valid &= ~near
+            rays = pixel_rays(cam, pts.reshape(-1, 2)).reshape(pts.shape[0], pts.shape[1], 3)
+            px_per_m = cam.K[0, 0] / np.linalg.norm(P - origin, axis=1)
+            last = it == len(SEARCH_WIDTHS) - 1
+            xy, rho, rms, tw = fit_spheres(origin, rays, valid, xy, R, rho, px_per_m, iters=6 if last else 3)
+            n = (tw > 0.5).sum(axis=1)
+            keep = _distinct(xy, np.where(np.abs(rho / R - 1) < RHO_TOLERANCE, n, -1), 0.5 * R)
+            xy, rho, rms, tw, start, fill = xy[keep], rho[keep], rms[keep], tw[keep], start[keep], fill[keep]
+            if not last:     # a fit that is no ball must not hide real balls' edges next time
+                rho = np.clip(rho, (1 - RHO_TOLERANCE) * R, (1 + RHO_TOLERANCE) * R)
+        n_edges = (tw > 0.5).sum(axis=1)
+        good = ((np.abs(rho / R - 1) < RHO_TOLERANCE) & (n_edges >= MIN_EDGES) & (rms < RMS_MAX_PX)
+                & (np.linalg.norm(xy - start, axis=1) < R))
+        xy, good, placed = place_by_contacts(xy, good, start, R)
+        if placed.any():     # an empty gap among balls shows cloth: keep only well-filled ones
+            ppx = table_to_pixels(cam, np.concatenate([xy[placed], np.full((placed.sum(), 1), R)], axis=1))
+            u0, v0 = self.crop[:2]
+            hw, hh = self.half_size
+            j = np.clip(np.rint((ppx[:, 0] - u0 - 0.5) / 2).astype(int), 0, hw - 1)
+            i = np.clip(np.rint((ppx[:, 1] - v0 - 0.5) / 2).astype(int), 0, hh - 1)
+            weak = np.flatnonzero(placed)[fill_map[i, j] < CONTACT_FILL]
+            good[weak] = placed[weak] = False
+        xy = separate_overlaps(xy, good, np.where(placed, 0.0, n_edges), R)
+        rms = np.where(placed, np.nan, rms)
+        n_edges = np.where(placed, 0, n_edges)
+        P = np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1)
+        cpx = table_to_pixels(cam, P)
+        rpx = np.linalg.norm(sphere_silhouettes(cam, P, R, 16) - cpx[:, None, :], axis=-1).mean(axis=1)
+        det = Detections(px=cpx, r_px=rpx, xy=xy, rms_px=rms, n_edges=n_edges, fill=fill,
+                         cloth_v=self._cloth_v(cloth, cpx))
+        det = det.take(good)
+        return _dedupe(det, det.xy, R)
+
+    def _cloth_v(self, cloth: ClothModel, px: np.ndarray) -> np.ndarray:
+        """The lit cloth's 8-bit HSV value (max channel) at full-resolution pixels (M, 2)."""
+        u0, v0 = self.crop[:2]
+        return cloth.brightness((px[:, 0] - u0 - 0.5) / 2, (px[:, 1] - v0 - 0.5) / 2) * cloth.chroma.max()
+
+
+def place_by_contacts(xy: np.ndarray, good: np.ndarray, start: np.ndarray, R: float,
+                      iters: int = 10) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Centres for candidates that show too little of their outline (a ball inside a rack): where
+    at least CONTACT_MIN located balls lie within 2R + CONTACT_SLACK of the candidate's start, they are
+    taken to touch it, and the centre solves |c - c_j| = 2R in least squares (Gauss-Newton).
+    Returns (xy, good, placed) with the placed candidates marked good and placed.
+    """
+    xy, good = xy.copy(), good.copy()
+    placed = np.zeros(xy.shape[0], dtype=bool)
+    changed = True
+    while changed:                        # a placed ball can anchor the next one
+        changed = False
+        for i in np.flatnonzero(~good):
+            d = np.linalg.norm(xy[good] - start[i], axis=1)
+            nb = xy[good][d < 2 * R + CONTACT_SLACK]
+            if nb.shape[0] < CONTACT_MIN:
+                continue
+            c = start[i].copy()
+            for _ in range(iters):
+                v = c - nb
+                dist = np.linalg.norm(v, axis=1)
+                J = v / dist[:, None]
+                c = c - np.linalg.solve(J.T @ J + 1e-12 * np.eye(2), J.T @ (dist - 2 * R))
+            touching = np.all(np.abs(np.linalg.norm(c - nb, axis=1) - 2 * R) < CONTACT_SLACK)
+            if touching and np.linalg.norm(c - start[i]) < R:
+                xy[i], good[i], placed[i] = c, True, True
+                changed = True
+    return xy, good, placed
+
+
+def separate_overlaps(xy: np.ndarray, good: np.ndarray, weight: np.ndarray, R: float) -> np.ndarray:
+    """Balls cannot overlap: push apart any two located centres closer than 2R, each moving in
+    proportion to the other's weight (its edge count: the better-seen ball moves less)."""
+    xy = xy.copy()
+    idx = np.flatnonzero(good)
+    d = np.linalg.norm(xy[idx, None] - xy[None, idx], axis=-1)
+    for a, b in zip(*np.nonzero(np.triu((d < 2 * R) & (d > 1e-9), 1))):
+        i, j = idx[a], idx[b]
+        v = xy[j] - xy[i]
+        dist = np.linalg.norm(v)
+        if dist < 2 * R:
+            wi, wj = weight[i] + 1e-9, weight[j] + 1e-9
+            push = (2 * R - dist) * v / dist
+            xy[i] -= push * wj / (wi + wj)
+            xy[j] += push * wi / (wi + wj)
+    return xy
+
+
+def _distinct(pts: np.ndarray, score: np.ndarray, dmin: float) -> np.ndarray:
+    """Indices (sorted) of the points to keep so that no two are closer than ``dmin``: greedily,
+    the higher ``score`` first (non-maximum suppression)."""
+    close = np.sum((pts[:, None, :] - pts[None, :, :]) ** 2, axis=-1) < dmin * dmin
+    keep = np.zeros(pts.shape[0], dtype=bool)
+    for i in np.argsort(-np.asarray(score), kind="stable"):
+        if not np.any(close[i] & keep):
+            keep[i] = True
+    return np.flatnonzero(keep)
+
+
+def _dedupe(det: Detections, pts: np.ndarray, dmin: float) -> Detections:
+    """Drop the worse of two detections whose centres ``pts`` are closer than ``dmin`` (one ball)."""
+    return det.take(_distinct(pts, -np.nan_to_num(det.rms_px, nan=np.inf), dmin))
+
+
+def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
+    """Balls of roughly ``radius_px`` (outline radius, pixels) in any BGR frame, no camera model.
+
+    The cloth is the image's commonest colour; centres are circle centres of the outlines
+    (``fit_circles``), so with perspective they are the outline's centre, not the ball's.
+    Returns Detections with xy NaN.
+    """
+    if image.ndim != 3 or image.shape[2] != 3:
+        raise ValueError(f"expected a BGR image, got shape {image.shape}")
+    if not radius_px >= 3:
+        raise ValueError(f"--radius-px must be at least 3 pixels, got {radius_px}")
+    h, w = image.shape[:2]
+    hw, hh = w // 2, h // 2
+    half = cv2.resize(image[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_AREA)
+    step = max(2, int(min(hw, hh) / 40))
+    sv, su = np.mgrid[step // 2:hh:step, step // 2:hw:step]
+    su, sv = su.ravel(), sv.ravel()
+    scale = 1.0 / max(hw, hh)
+    model = fit_cloth(half[sv, su], su, sv, scale)
+    cu, cv_ = np.meshgrid(np.arange(0, hw, 8) + 3.5, np.arange(0, hh, 8) + 3.5)
+    bright = cv2.resize(model.brightness(cu, cv_).astype(np.float32), (hw, hh), interpolation=cv2.INTER_LINEAR)
+    fg = foreground(half, model, bright)
+    known = np.ones((hh, hw), np.uint8)
+    r_half = radius_px / 2
+    box = max(3, int(round(1.25 * r_half)) | 1)
+    known_count = cv2.boxFilter(known, cv2.CV_32F, (box, box), normalize=False)
+    cand, fill = candidates(half, fg, known, known_count, np.ones((hh, hw), bool), r_half, box)
+    if cand.shape[0] == 0:
+        return _empty()
+    c = np.stack([2 * cand[:, 0] + 0.5, 2 * cand[:, 1] + 0.5], axis=1)
+    r = np.full(c.shape[0], float(radius_px))
+    cloth_lin = model.linear_colour
+    min_step = EDGE_MIN_SHARE * np.linalg.norm(cloth_lin)
+    t = np.linspace(0, 2 * np.pi, N_RAYS, endpoint=False)
+    ring = np.stack([np.cos(t), np.sin(t)], axis=1)
+    start = c.copy()
+    for it, half_width in enumerate(SEARCH_WIDTHS):
+        outline = c[:, None, :] + r[:, None, None] * ring[None]
+        pts, valid = outline_points(image, outline, half_width, cloth_lin, it > 0, min_step)
+        valid &= ~near_neighbours(outline, c, r, half_width + 1.0)
+        c, r, rms, tw = fit_circles(pts, valid, c, r)
+        n = (tw > 0.5).sum(axis=1)
+        keep = _distinct(c, np.where(np.abs(r / radius_px - 1) < 0.3, n, -1), 0.5 * radius_px)
+        keep = keep[(np.abs(r[keep] / radius_px - 1) < 0.3) & (n[keep] >= MIN_EDGES // 2)]   # not a ball
+        c, r, rms, tw, start, fill = c[keep], r[keep], rms[keep], tw[keep], start[keep], fill[keep]
+    n_edges = (tw > 0.5).sum(axis=1)
+    good = ((np.abs(r / radius_px - 1) < 0.3) & (n_edges >= MIN_EDGES_PIXELS) & (rms < RMS_MAX_PX)
+            & (np.linalg.norm(c - start, axis=1) < radius_px))
+    cloth_v = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2) * model.chroma.max()
+    det = Detections(px=c, r_px=r, xy=np.full_like(c, np.nan), rms_px=rms, n_edges=n_edges, fill=fill,
+                     cloth_v=cloth_v)
+    det = det.take(good)
+    return _dedupe(det, det.px, float(radius_px))
+
+
+def _empty() -> Detections:
+    z2, z1 = np.zeros((0, 2)), np.zeros(0)
+    return Detections(z2, z1, z2, z1, np.zeros(0, dtype=int), z1, z1)
+
+
+def _rectangle_outline(corners: np.ndarray, n: int) -> np.ndarray:
+    pts = []
+    for a, b in zip(corners, np.roll(corners, -1, axis=0)):
+        t = np.linspace(0, 1, n, endpoint=False)[:, None]
+        pts.append(a + t * (b - a))
+    return np.concatenate(pts)

@@ -1,0 +1,230 @@
+"""Tell the balls apart: cue, 8, solids 1-7 and stripes 9-15 (8-ball), or a colour name (any balls).
+
+Per ball, the pixels inside 0.8 of its outline radius are split (OpenCV 8-bit HSV) into white
+(low saturation, not dark), black (dark) and coloured; the features are the white and black
+shares and, of the coloured pixels, the mean hue and their brightness relative to the lit cloth
+beside the ball (that tells red from maroon, which share a hue). Stripes show white caps
+(25-75 % of the ball from above), solids at most a number disc (under ~20 %), the cue ball is
+all white, the 8 mostly black.
+
+Each ball gets a cost for every id (squared distances to the id's prototype, from the colours in
+``vision.balls``); ids are then assigned jointly (each id at most once, Hungarian method,
+``scipy.optimize.linear_sum_assignment``). The confidence of a ball's id is its share of
+exp(-cost) over all ids still available to it. Below CONFIDENT the number is not claimed and the
+label is the class ('solid' or 'stripe').
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+from planner.state import ball_class
+from vision.balls import BALL_SRGB, CLOTH_SRGB, COLOUR_NAMES
+
+SAMPLE_SHARE = 0.92       # sample within this share of the outline radius
+WHITE_MAX_SAT = 75        # HSV saturation (0-255) below which a bright pixel is white
+BLACK_MAX_VAL = 45        # HSV value (0-255) below which a pixel is black
+CONFIDENT = 0.6           # claim a number only at this confidence
+# prototype spreads (one standard deviation) of the features, for the costs
+SIGMA_HUE = 9.0           # OpenCV hue units (0-180)
+SIGMA_REL_V = 0.18
+SIGMA_WHITE = 0.12
+SIGMA_BLACK = 0.12
+SIGMA_SPREAD = 0.05
+SOLID_MAX_SPREAD = 0.22   # white spread of a solid's number discs at most
+STRIPE_MIN_SPREAD = 0.28  # white spread of a stripe's caps at least
+
+# 8-ball classes by white share: (expected, tolerance) -- stripes span the range seen from above
+_CLASS_WHITE = {"cue": (0.95, 0.1), "solid": (0.1, 0.15), "stripe": (0.5, 0.3), "eight": (0.05, 0.1)}
+# snooker and other sets: extra colour prototypes for pixel-only naming (sRGB)
+_EXTRA_COLOURS = {"pink": (240, 130, 160), "brown": (120, 70, 35)}
+
+
+@dataclass(frozen=True)
+class BallFeatures:
+    """Per ball (M,): white, black, colour shares; hue (0-180, NaN if no colour); rel_v: the
+    coloured pixels' 75th-percentile HSV value over the lit cloth's value; spread: the white
+    pixels' standard deviation along their narrower principal axis, over the radius (number discs
+    are small, even two of them seen edge-on; a stripe's white caps are long chords or a wide disc)."""
+    white: np.ndarray
+    black: np.ndarray
+    colour: np.ndarray
+    hue: np.ndarray
+    rel_v: np.ndarray
+    spread: np.ndarray
+
+
+@dataclass(frozen=True)
+class Identity:
+    """ids: (M,) assigned ball id (-1 if none could be given); confidence: (M,) 0..1;
+    labels: '0'..'15' (the cue is '0' and the 8 is '8') or the class 'solid' / 'stripe' when the
+    number is not certain; classes: 'cue', 'eight', 'solid', 'stripe'."""
+    ids: np.ndarray
+    confidence: np.ndarray
+    labels: list[str]
+    classes: list[str]
+
+
+def _hsv(rgb) -> np.ndarray:
+    return cv2.cvtColor(np.uint8([[list(rgb)[::-1]]]), cv2.COLOR_BGR2HSV)[0, 0].astype(np.float64)
+
+
+def _unit_disc_grid(step: float = 0.09) -> np.ndarray:
+    """Sample offsets (G, 2) on a square lattice inside the unit disc."""
+    g = np.arange(-1.0, 1.0 + 1e-9, step)
+    xx, yy = np.meshgrid(g, g)
+    keep = xx ** 2 + yy ** 2 <= 1.0
+    return np.stack([xx[keep], yy[keep]], axis=1)
+
+
+_GRID = _unit_disc_grid()
+
+
+def ball_features(image: np.ndarray, px: np.ndarray, r_px: np.ndarray, cloth_v: np.ndarray) -> BallFeatures:
+    """Features of balls at pixel centres px (M, 2) with outline radii r_px (M,) in a BGR image;
+    cloth_v: (M,) the lit cloth's HSV value (0-255) beside each ball. Pixels are taken on a lattice
+    of about 390 points within SAMPLE_SHARE of each outline radius (nearest pixel)."""
+    M = px.shape[0]
+    h, w = image.shape[:2]
+    if M == 0:
+        z = np.zeros(0)
+        return BallFeatures(z, z, z, z, z, z)
+    off = _GRID[None] * (SAMPLE_SHARE * r_px)[:, None, None]            # (M, G, 2)
+    pts = px[:, None, :] + off
+    x = np.clip(np.rint(pts[..., 0]).astype(np.intp), 0, w - 1)
+    y = np.clip(np.rint(pts[..., 1]).astype(np.intp), 0, h - 1)
+    hsv = cv2.cvtColor(image[y, x], cv2.COLOR_BGR2HSV).astype(np.float64)  # (M, G, 3)
+    black = hsv[..., 2] < BLACK_MAX_VAL
+    white = ~black & (hsv[..., 1] < WHITE_MAX_SAT)
+    col = ~black & ~white
+    G = hsv.shape[1]
+    out = {"white": white.sum(1) / G, "black": black.sum(1) / G, "colour": col.sum(1) / G,
+           "hue": np.full(M, np.nan), "rel_v": np.full(M, np.nan), "spread": np.full(M, np.nan)}
+    ang = hsv[..., 0] * (np.pi / 90.0)
+    wgt = hsv[..., 1] * col
+    hue = (np.degrees(np.arctan2((wgt * np.sin(ang)).sum(1), (wgt * np.cos(ang)).sum(1))) / 2) % 180
+    has_col = col.sum(1) >= 3
+    out["hue"][has_col] = hue[has_col]
+    if has_col.any():        # 75th percentile of the coloured pixels' value (others sort last)
+        v = np.sort(np.where(col, hsv[..., 2], np.inf)[has_col], axis=1)
+        q = np.floor(0.75 * (col.sum(1)[has_col] - 1)).astype(np.intp)
+        out["rel_v"][has_col] = v[np.arange(v.shape[0]), q] / np.maximum(cloth_v[has_col], 1.0)
+    n_w = white.sum(1)
+    has_w = n_w >= 3
+    if has_w.any():          # the white pixels' spread along their narrower principal axis
+        wt = white[has_w].astype(np.float64)
+        o = off[has_w]
+        n = n_w[has_w][:, None]
+        m = np.einsum("mg,mgk->mk", wt, o) / n
+        d = o - m[:, None, :]
+        cxx, cyy, cxy = (np.einsum("mg,mg->m", wt, d[..., i] * d[..., j]) / n[:, 0]
+                         for i, j in ((0, 0), (1, 1), (0, 1)))
+        lam = (cxx + cyy) / 2 - np.sqrt(((cxx - cyy) / 2) ** 2 + cxy ** 2)
+        out["spread"][has_w] = np.sqrt(np.maximum(lam, 0.0)) / r_px[has_w]
+    return BallFeatures(**out)
+
+
+def _hue_dist(a, b) -> np.ndarray:
+    d = np.abs(np.asarray(a) - np.asarray(b)) % 180
+    return np.minimum(d, 180 - d)
+
+
+def _colour_prototypes(extra: bool) -> dict[str, tuple[float, float]]:
+    """name -> (hue, value relative to the cloth) of each main ball colour (and extras)."""
+    cloth_v = _hsv(CLOTH_SRGB)[2]
+    protos = {COLOUR_NAMES[i]: (_hsv(BALL_SRGB[i])[0], _hsv(BALL_SRGB[i])[2] / cloth_v) for i in range(1, 8)}
+    if extra:
+        protos.update({k: (_hsv(v)[0], _hsv(v)[2] / cloth_v) for k, v in _EXTRA_COLOURS.items()})
+    return protos
+
+
+def _colour_cost(f: BallFeatures, hue: float, rel_v: float) -> np.ndarray:
+    dh = np.where(np.isnan(f.hue), 90.0, _hue_dist(f.hue, hue))
+    dv = np.where(np.isnan(f.rel_v), 1.0, f.rel_v - rel_v)
+    return (dh / SIGMA_HUE) ** 2 + (dv / SIGMA_REL_V) ** 2
+
+
+def id_costs(f: BallFeatures) -> np.ndarray:
+    """(M, 16) cost (like -2 log likelihood) of each ball being each id."""
+    M = f.white.shape[0]
+    white = np.nan_to_num(f.white, nan=0.0)
+    black = np.nan_to_num(f.black, nan=0.0)
+    protos = _colour_prototypes(extra=False)
+    spread = np.nan_to_num(f.spread, nan=0.0)
+    cost = np.zeros((M, 16))
+    for bid in range(16):
+        cls = ball_class(bid)
+        mu, tol = _CLASS_WHITE[cls]
+        cw = (np.maximum(np.abs(white - mu) - tol, 0.0) / SIGMA_WHITE) ** 2
+        # the spread tells a number disc from caps where the white share is ambiguous (0.1-0.45);
+        # below, the white is a few specular highlights and its spread means nothing
+        ambiguous = np.clip((white - 0.1) / 0.1, 0, 1) * np.clip((0.45 - white) / 0.1, 0, 1)
+        if cls == "solid":
+            cw += ambiguous * (np.maximum(spread - SOLID_MAX_SPREAD, 0.0) / SIGMA_SPREAD) ** 2
+        elif cls == "stripe":
+            cw += ambiguous * (np.maximum(STRIPE_MIN_SPREAD - spread, 0.0) / SIGMA_SPREAD) ** 2
+        if cls == "cue":
+            cost[:, bid] = cw + (black / SIGMA_BLACK) ** 2
+        elif cls == "eight":
+            cost[:, bid] = cw + (np.maximum(0.6 - black, 0.0) / SIGMA_BLACK) ** 2
+        else:
+            hue, rel_v = protos[COLOUR_NAMES[bid if bid < 8 else bid - 8]]
+            cost[:, bid] = cw + (np.maximum(black - 0.25, 0.0) / SIGMA_BLACK) ** 2 + _colour_cost(f, hue, rel_v)
+    return cost
+
+
+def identify(f: BallFeatures) -> Identity:
+    """8-ball ids for the balls described by ``f`` (see the module notes)."""
+    cost = id_costs(f)
+    M = cost.shape[0]
+    ids = np.full(M, -1)
+    conf = np.zeros(M)
+    if M:
+        rows, cols = linear_sum_assignment(cost)
+        ids[rows] = cols
+        p = np.exp(-0.5 * (cost - cost.min(axis=1, keepdims=True)))
+        taken = np.zeros(16, dtype=bool)
+        taken[cols] = True
+        for r, c in zip(rows, cols):
+            avail = ~taken.copy()
+            avail[c] = True                      # the ball's own id and every id nobody took
+            conf[r] = p[r, c] / p[r, avail].sum()
+    classes = [ball_class(int(i)) if i >= 0 else "unknown" for i in ids]
+    labels = []
+    for i, c, k in zip(ids, conf, classes):
+        if i < 0:
+            labels.append("unknown")
+        elif k in ("cue", "eight") or c >= CONFIDENT:
+            labels.append(str(int(i)))
+        else:
+            labels.append(k)
+    return Identity(ids=ids, confidence=conf, labels=labels, classes=classes)
+
+
+def colour_names(f: BallFeatures) -> tuple[list[str], np.ndarray]:
+    """A colour class per ball for any set of balls (pool, snooker): 'white', 'black', a colour
+    name, with ' stripe' appended for a coloured ball with white caps. Returns (names, confidence)."""
+    protos = _colour_prototypes(extra=True)
+    names, conf = [], []
+    for i in range(f.white.shape[0]):
+        w, k = np.nan_to_num(f.white[i]), np.nan_to_num(f.black[i])
+        if w >= 0.8:
+            names.append("white")
+            conf.append(min(1.0, (w - 0.6) / 0.3))
+            continue
+        if k >= 0.5:
+            names.append("black")
+            conf.append(min(1.0, (k - 0.3) / 0.4))
+            continue
+        sub = BallFeatures(*(np.array([getattr(f, a)[i]]) for a in ("white", "black", "colour", "hue", "rel_v",
+                                                                      "spread")))
+        costs = np.array([_colour_cost(sub, h, v)[0] for h, v in protos.values()])
+        p = np.exp(-0.5 * (costs - costs.min()))
+        j = int(np.argmin(costs))
+        name = list(protos)[j] + (" stripe" if w >= 0.25 else "")
+        names.append(name)
+        conf.append(float(p[j] / p.sum()))
+    return names, np.array(conf)

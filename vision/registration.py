@@ -1,0 +1,146 @@
+"""Table registration: the camera's pose in the table frame from landmarks with known 3-D positions.
+
+Landmarks are ArUco markers lying flat on the rail caps (detected automatically) or any points
+with known table-frame positions, e.g. the diamonds (clicked once). The rail caps are above the
+cloth (``RailGeometry.height``), so a cloth-plane homography would be wrong; the pose is solved in
+3-D (PnP, ``vision.camera.solve_pose``), after which pixels map to the table at any height.
+
+Marker convention: a marker's corners are listed as ArUco returns them (its top-left, top-right,
+bottom-right, bottom-left); lying flat with yaw 0 its top edge faces +y and its left edge -x,
+so the corners are (x -/+ s/2, y +/- s/2) in that order, at z = rail height.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from planner.config import ConfigError, Section, default_path, load_yaml
+from planner.table import Table
+from vision.camera import CameraModel, solve_pose
+from vision.scene import RailGeometry
+
+M = "a positive number of metres"
+
+
+@dataclass(frozen=True)
+class Landmarks:
+    """Registration landmarks: the rail caps and the ArUco markers on them.
+
+    markers: id -> (x, y) marker centre on the rail cap [m]; marker_size: side of the black
+    square [m]; dictionary: an OpenCV predefined ArUco dictionary name, e.g. "DICT_4X4_50".
+    """
+    rail: RailGeometry = field(default_factory=RailGeometry)
+    dictionary: str = "DICT_4X4_50"
+    marker_size: float = 0.07
+    markers: dict[int, tuple[float, float]] = field(default_factory=dict)
+
+    def marker_corners(self) -> dict[int, np.ndarray]:
+        """id -> (4, 3) corner positions in the table frame [m] (ArUco corner order)."""
+        h = self.marker_size / 2
+        offs = np.array([[-h, h], [h, h], [h, -h], [-h, -h]])
+        return {i: np.concatenate([np.asarray(c) + offs, np.full((4, 1), self.rail.height)], axis=1)
+                for i, c in self.markers.items()}
+
+
+@dataclass(frozen=True)
+class Registration:
+    """A solved pose: rvec, tvec (table -> camera), reprojection RMS [px], marker ids used."""
+    rvec: np.ndarray
+    tvec: np.ndarray
+    rms_px: float
+    ids: tuple[int, ...]
+
+
+def default_markers(table: Table, rail: RailGeometry) -> dict[int, tuple[float, float]]:
+    """Eight marker centres on the rail caps' centre lines, between the diamonds."""
+    w, l = table.width, table.length
+    off = table.cushion_width + rail.width / 2
+    return {0: (3 * w / 8, -off), 1: (5 * w / 8, -off), 2: (3 * w / 8, l + off), 3: (5 * w / 8, l + off),
+            4: (-off, 5 * l / 16), 5: (-off, 11 * l / 16), 6: (w + off, 5 * l / 16), 7: (w + off, 11 * l / 16)}
+
+
+def aruco_dictionary(name: str):
+    code = getattr(cv2.aruco, name, None)
+    if not name.startswith("DICT_") or code is None:
+        raise ValueError(f"unknown ArUco dictionary {name!r}; expected e.g. DICT_4X4_50")
+    return cv2.aruco.getPredefinedDictionary(code)
+
+
+def detect_markers(image: np.ndarray, dictionary: str) -> dict[int, np.ndarray]:
+    """ArUco markers in a BGR or grey image: id -> (4, 2) corner pixels, sub-pixel refined."""
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    det = cv2.aruco.ArucoDetector(aruco_dictionary(dictionary), params)
+    grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    corners, ids, _ = det.detectMarkers(grey)
+    if ids is None:
+        return {}
+    return {int(i): c.reshape(4, 2).astype(np.float64) for i, c in zip(ids.ravel(), corners)}
+
+
+def register_from_markers(image: np.ndarray, cam: CameraModel, landmarks: Landmarks,
+                          min_markers: int = 3) -> Registration:
+    """Detect the rail markers in ``image`` and solve the camera pose from their corners.
+
+    Raises ValueError naming the markers found if fewer than ``min_markers`` known ones are seen.
+    """
+    found = detect_markers(image, landmarks.dictionary)
+    known = landmarks.marker_corners()
+    ids = tuple(sorted(i for i in found if i in known))
+    if len(ids) < min_markers:
+        raise ValueError(f"table registration needs >= {min_markers} of the rail markers "
+                         f"{sorted(known)}, found {sorted(found)}")
+    world = np.concatenate([known[i] for i in ids])
+    px = np.concatenate([found[i] for i in ids])
+    rvec, tvec, rms = solve_pose(cam, world, px)
+    return Registration(rvec, tvec, rms, ids)
+
+
+def register_from_points(cam: CameraModel, world, px) -> Registration:
+    """Pose from clicked landmarks, e.g. diamonds (``diamond_points``) and their pixels."""
+    rvec, tvec, rms = solve_pose(cam, world, px)
+    return Registration(rvec, tvec, rms, ())
+
+
+def parse_landmarks(root: Section, table: Table) -> Landmarks:
+    """Landmarks from the ``registration`` section (defaults for anything left out)."""
+    if not root.has("registration"):
+        rail = RailGeometry()
+        return Landmarks(rail=rail, markers=default_markers(table, rail))
+    reg = root.section("registration")
+    d = RailGeometry()
+    if reg.has("rail"):
+        r = reg.section("rail")
+        rail = RailGeometry(width=r.number("width", M, positive=True, default=d.width),
+                            height=r.number("height", M, positive=True, default=d.height),
+                            diamond_radius=r.number("diamond_radius", M, positive=True,
+                                                    default=d.diamond_radius))
+    else:
+        rail = d
+    if rail.height < table.cushion_height:
+        raise reg.fail("rail.height", f"at least the cushion height {table.cushion_height} m", rail.height)
+    dictionary = reg.string("dictionary", "an ArUco dictionary name such as DICT_4X4_50",
+                            default="DICT_4X4_50")
+    try:
+        aruco_dictionary(dictionary)
+    except ValueError:
+        raise reg.fail("dictionary", "an ArUco dictionary name such as DICT_4X4_50", dictionary) from None
+    size = reg.number("marker_size", M, positive=True, default=0.07)
+    markers = default_markers(table, rail)
+    if reg.has("markers"):
+        ms = reg.section("markers")
+        markers = {}
+        for key in ms.data:
+            if isinstance(key, bool) or not isinstance(key, int) or key < 0:
+                raise ConfigError(f"{root.path}: registration.markers keys must be marker ids "
+                                  f"(whole numbers >= 0), got {key!r}")
+            markers[key] = ms.vector(key, 2, "[x, y] marker centre on the rail cap in metres")
+    return Landmarks(rail=rail, dictionary=dictionary, marker_size=size, markers=markers)
+
+
+def load_landmarks(table: Table, path: str | Path | None = None) -> Landmarks:
+    """Read the ``registration`` section of ``config/camera.yaml`` (or ``path``)."""
+    return parse_landmarks(load_yaml(path or default_path("camera.yaml")), table)
