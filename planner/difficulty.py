@@ -33,8 +33,9 @@ from planner.shot import ErrorModel, ShotParams
 from planner.speed import min_speed
 from planner.state import TableState
 from planner.table import Table
+from planner.throw import ThrowTable, build_throw_table, is_right_cut
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2   # 2: cells aim with the throw correction of planner/throw.py
 TABLES_DIR_ENV = "CUEROBOT_TABLES_DIR"
 KINDS = ("corner", "side")
 FEATURES = ("alpha", "d1", "d2", "beta")
@@ -104,7 +105,7 @@ def cell_layout(table: Table, R: float, kind: str, alpha: float, d1: float, d2: 
     return None
 
 
-def _cell_probability(sim: Simulator, grid: GridSpec, error: ErrorModel, kind: str,
+def _cell_probability(sim: Simulator, grid: GridSpec, error: ErrorModel, throw: ThrowTable, kind: str,
                       cell: tuple[float, float, float, float], rng: np.random.Generator) -> float:
     R = sim.params.R
     lay = cell_layout(sim.table, R, kind, *cell)
@@ -112,18 +113,19 @@ def _cell_probability(sim: Simulator, grid: GridSpec, error: ErrorModel, kind: s
         return np.nan
     k, cue, obj, ghost = lay
     alpha, d1, d2, _ = cell
-    phi = float(np.degrees(np.arctan2(*(ghost - cue)[::-1])))
     V = min(float(min_speed(sim.params, alpha, d1, d2)) + grid.speed_increment, 8.0)
+    phi = float(np.degrees(np.arctan2(*(ghost - cue)[::-1])))
+    phi += throw.correction(alpha, d2, V, 0.0, is_right_cut(ghost - cue, pocket_targets(sim.table)[k] - obj))
     shots = executable(error.perturb(ShotParams(phi, 0.0, V), rng, grid.samples), R)
     res = sim.simulate_batch(TableState([0, 1], np.vstack([cue, obj])), shots)
     return float(np.mean(res.pocket[:, 1] == k))
 
 
 def _build_chunk(args):
-    table, params, grid, error, kind, cells, seed = args
+    table, params, grid, error, throw, kind, cells, seed = args
     sim = Simulator(table, params)
     rng = np.random.default_rng(seed)
-    return [_cell_probability(sim, grid, error, kind, c, rng) for c in cells]
+    return [_cell_probability(sim, grid, error, throw, kind, c, rng) for c in cells]
 
 
 @dataclass(frozen=True)
@@ -201,7 +203,8 @@ def build_table(table: Table, params: PhysicsParams, error: ErrorModel, grid: Gr
         step = max(1, len(cells) // (8 * max(workers, 1)))
         for j in range(0, len(cells), step):
             chunks.append((kind, j, cells[j:j + step]))
-    jobs = [(table, params, grid, error, kind, cells, seed + n) for n, (kind, _, cells) in enumerate(chunks)]
+    throw = build_throw_table(Simulator(table, params), (0.0,))
+    jobs = [(table, params, grid, error, throw, kind, cells, seed + n) for n, (kind, _, cells) in enumerate(chunks)]
     results = parallel_map(_build_chunk, jobs, workers, progress)
     flat = {kind: [] for kind in KINDS}
     for (kind, _, _), r in zip(chunks, results):

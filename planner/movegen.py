@@ -20,12 +20,14 @@ import numpy as np
 from planner.aim import (RAILS, aim_straight, ghost_ball, pocket_axes, pocket_targets, reflect_across_rail,
                          segment_clearance, unit)
 from planner.difficulty import BETA_MAX, DifficultyTable
+from planner.physics.engine import Simulator
 from planner.physics.params import PhysicsParams
 from planner.rules.game import CalledShot, GameState
 from planner.shot import ShotParams
 from planner.speed import min_speed
 from planner.state import CUE, TableState
 from planner.table import Table
+from planner.throw import ThrowTable, build_throw_table, is_right_cut
 
 STICK_REACH = 1.0   # length of cue stick behind the cue ball checked for clearance [m]
 
@@ -113,8 +115,9 @@ class MoveGenerator:
     """Candidate shots for one table, physics, difficulty table and config."""
 
     def __init__(self, table: Table, params: PhysicsParams, difficulty: DifficultyTable,
-                 config: MoveGenConfig = MoveGenConfig()):
+                 config: MoveGenConfig = MoveGenConfig(), throw: ThrowTable | None = None):
         self.table, self.params, self.difficulty, self.cfg = table, params, difficulty, config
+        self.throw = throw or build_throw_table(Simulator(table, params), tuple(b for _, b in config.spins))
         self.targets = pocket_targets(table)
         self.axes = pocket_axes(table)
         self.side = np.array([k == "side" for k in table.pocket_kind])
@@ -158,19 +161,23 @@ class MoveGenerator:
                 for bi, b in enumerate(balls) for k in np.flatnonzero(ok[bi])}
 
     # ---- full candidates ------------------------------------------------------------------
-    def _variants(self, cue, phi, alpha, d1, d2, others, call, kind, p) -> list[CandidateShot]:
+    def _variants(self, cue, phi, alpha, d1, d2, others, call, kind, p,
+                  right_cut: bool | None = None) -> list[CandidateShot]:
+        """Speed and spin variants of one aim; with ``right_cut`` (the object ball leaves to the
+        right of the cue ball's path, or not) phi is corrected for throw (planner/throw.py)."""
         R, cfg = self.params.R, self.cfg
         theta = min_elevation(cue, phi, others, self.table, self.params, cfg.theta_min)
         if theta > cfg.theta_max:
             return []
-        v0 = float(min_speed(self.params, alpha, d1, d2))
         out = []
-        for inc in cfg.speed_increments:
-            V = min(v0 + inc, cfg.v_max)
-            for a, b in cfg.spins:
-                out.append(CandidateShot(ShotParams(float(phi), theta, V, a * R, b * R), call, kind, p))
-            if V >= cfg.v_max:
-                break
+        for a, b in cfg.spins:
+            v0 = float(min_speed(self.params, alpha, d1, d2, b))
+            for inc in cfg.speed_increments:
+                V = min(v0 + inc, cfg.v_max)
+                aim = phi if right_cut is None else phi + self.throw.correction(alpha, d2, V, b, right_cut)
+                out.append(CandidateShot(ShotParams(float(aim), theta, V, a * R, b * R), call, kind, p))
+                if V >= cfg.v_max:
+                    break
         return out
 
     def straight_in(self, state: TableState, game: GameState) -> list[CandidateShot]:
@@ -180,10 +187,12 @@ class MoveGenerator:
         out = []
         for (b, pid), p in probs.items():
             k = self.table.pocket_index(pid)
-            aim = aim_straight(cue, state.position(b), self.targets[k], self.axes[k], R)
+            obj = state.position(b)
+            aim = aim_straight(cue, obj, self.targets[k], self.axes[k], R)
             others = _others(state, (CUE,))
             out += self._variants(cue, aim.phi, aim.alpha, aim.d1, aim.d2, others,
-                                  CalledShot.shot(b, pid), "straight", p)
+                                  CalledShot.shot(b, pid), "straight", p,
+                                  right_cut=is_right_cut(aim.ghost - cue, self.targets[k] - obj))
         return out
 
     def _p(self, side, alpha, d1, d2, beta) -> float:

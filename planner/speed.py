@@ -1,11 +1,13 @@
 """Cue speeds for a shot: the least speed that rolls the object ball into the pocket, from the
 rolling-friction model the engine uses (planner/physics/motion.py), plus increments.
 
-Model (centre-ball hit, a = b = 0):
-- the strike launches the cue ball at v0 = k V (k = ``launch_ratio``, measured once from the
-  engine's strike model for the table's physical constants);
-- a sliding ball loses 2/7 of its speed before it rolls (v_roll = 5/7 v, no-slip condition), then
-  decelerates at u_r g: over a distance d its speed drops to sqrt(v^2 - 2 u_r g d);
+Model (level cue, tip offset b as a fraction of R, a = 0):
+- the strike launches the cue ball at v0 = k V with contact-point slip u0 = q v0 (k and q measured
+  once per b from the engine's strike model: q = 1 for a centre hit, 0 at the natural-roll height,
+  2 for draw at b = -0.4);
+- while it slides the ball decelerates at u_s g (accelerates when the slip is backwards) for
+  2|u0|/(7 u_s g) seconds, so it rolls on at v0 - 2 u0/7 (5/7 v0 for a centre hit), then slows at
+  u_r g: over a distance d its speed drops to sqrt(v^2 - 2 u_r g d);
 - a collision at cut angle alpha gives the object ball (1 + e_b)/2 v_cue cos(alpha) (equal masses);
 - the object ball, sliding then rolling, must still be moving ``margin`` beyond the aim point.
 Units: m, m/s, degrees for alpha.
@@ -24,30 +26,56 @@ ROLL = 5.0 / 7.0      # rolling speed / sliding speed after a centre-ball launch
 SPEED_MARGIN = 0.15   # extra distance the object ball must be able to roll past the aim point [m]
 
 
-@lru_cache(maxsize=8)
-def _launch_ratio(params: PhysicsParams) -> float:
+@lru_cache(maxsize=32)
+def _launch(params: PhysicsParams, b: float) -> tuple[float, float]:
     from planner.physics.engine import Simulator
     from planner.table import TableSpecs, build_pocket_table
 
     specs = TableSpecs("probe", 1.0, 2.0, 0.05, 1.3 * params.R, 0.11, 5.0, 0.04, 0.06, 0.02,
                        0.13, 7.0, 0.07, 0.065, 0.008)
     sim = Simulator(build_pocket_table(specs), params)
-    res = sim.simulate(TableState([0], [[0.5, 1.0]]), ShotParams(90.0, 0.0, 1.0))
-    return float(np.linalg.norm(res.event_rvw[0, 0, 1, :2]))
+    res = sim.simulate(TableState([0], [[0.5, 1.0]]), ShotParams(90.0, 0.0, 1.0, 0.0, b * params.R))
+    rvw = res.event_rvw[0, 0]
+    v0 = float(rvw[1, 1])
+    slip = float(rvw[1, 1] + params.R * rvw[2, 0])     # y component of v + w x (-R z)
+    return v0, slip / v0
 
 
-def launch_ratio(params: PhysicsParams) -> float:
-    """Cue-ball launch speed per unit cue speed for a level centre-ball hit (dimensionless)."""
-    return _launch_ratio(params)
+def launch_ratio(params: PhysicsParams, b: float = 0.0) -> float:
+    """Cue-ball launch speed per unit cue speed for a level hit at height b (fraction of R)."""
+    return _launch(params, round(float(b), 6))[0]
 
 
-def min_speed(params: PhysicsParams, alpha_deg, d1, d2, margin: float = SPEED_MARGIN):
+def contact_speed(params: PhysicsParams, v0, d2, b: float = 0.0):
+    """Speed [m/s] of a cue ball launched at v0 [m/s] with tip height b (fraction of R) after
+    travelling d2 [m] (0 where it stops short). Broadcasts over numpy arrays."""
+    q = _launch(params, round(float(b), 6))[1]
+    v0 = np.asarray(v0, dtype=float)
+    a_s = params.u_s * params.g * np.sign(q)                 # sliding deceleration
+    u0 = q * v0
+    t_s = 2.0 * np.abs(u0) / (7.0 * params.u_s * params.g)
+    v_roll = np.maximum(v0 - 2.0 * u0 / 7.0, 0.0)
+    s_s = v0 * t_s - 0.5 * a_s * t_s ** 2
+    sliding = np.sqrt(np.maximum(v0 ** 2 - 2.0 * a_s * np.asarray(d2), 0.0))
+    rolling = np.sqrt(np.maximum(v_roll ** 2 - 2.0 * params.u_r * params.g * (np.asarray(d2) - s_s), 0.0))
+    return np.where(np.asarray(d2) <= s_s, sliding, rolling)
+
+
+def min_speed(params: PhysicsParams, alpha_deg, d1, d2, b: float = 0.0, margin: float = SPEED_MARGIN):
     """Least cue speed V [m/s] that gets the object ball ``d1 + margin`` metres after a cue-ball
-    travel of ``d2`` metres and a cut of ``alpha_deg``. Broadcasts over numpy arrays."""
+    travel of ``d2`` metres and a cut of ``alpha_deg``, for a level cue at tip height b (fraction
+    of R). Broadcasts over numpy arrays."""
     mu_g2 = 2.0 * params.u_r * params.g
     transfer = 0.5 * (1.0 + params.e_b) * np.cos(np.radians(np.minimum(alpha_deg, 89.0)))
     v_obj_roll2 = mu_g2 * (np.asarray(d1) + margin)              # rolling object ball speed^2
     v_obj = np.sqrt(v_obj_roll2) / ROLL
     v_cue_hit = v_obj / transfer
-    v_cue_roll = np.sqrt(v_cue_hit ** 2 + mu_g2 * np.asarray(d2))  # rolling before the hit
-    return v_cue_roll / ROLL / launch_ratio(params)
+    # invert the cue ball's slide-then-roll: bisection on the launch speed (monotone in v0)
+    lo = np.zeros(np.broadcast(v_cue_hit, np.asarray(d2)).shape)
+    hi = np.full(lo.shape, 20.0)
+    for _ in range(50):
+        mid = 0.5 * (lo + hi)
+        short = contact_speed(params, mid, d2, b) < v_cue_hit
+        lo = np.where(short, mid, lo)
+        hi = np.where(short, hi, mid)
+    return hi / launch_ratio(params, b)

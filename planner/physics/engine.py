@@ -84,7 +84,8 @@ class BatchResult:
     final_pos (K, N, 2); final_state (K, N); pocket (K, N) pocket index or -1; first_hit (K,)
     ball id or -1; cushions_after_hit / cushions_before_hit (K,) counts of cushion contacts by
     any ball after the cue ball's first contact / by the cue ball before it; n_events (K,);
-    truncated (K,); t_end (K,).
+    truncated (K,); t_end (K,); hit_velocity (K, 2): the first-hit ball's velocity right after
+    the cue ball's first contact [m/s] (nan if there was none).
     """
     ids: np.ndarray
     final_pos: np.ndarray
@@ -96,6 +97,7 @@ class BatchResult:
     n_events: np.ndarray
     truncated: np.ndarray
     t_end: np.ndarray
+    hit_velocity: np.ndarray
 
 
 class Simulator:
@@ -182,7 +184,7 @@ class Simulator:
         b = np.empty(m, np.int64)
         ev_rvw = np.empty((m, 2, 3, 3))
         ev_s = np.empty((m, 2), np.int64)
-        nev, trunc, t_end, pocket, first, _, _ = run_shot(
+        nev, trunc, t_end, pocket, first, _, _, _, _ = run_shot(
             rvw, s, row, cue, self._p, self._lin, self._lin_h, self._circ, self._pockets,
             self.table.pocket_drop, m, True, kind, time, a, b, ev_rvw, ev_s)
         ev_rvw, ev_s = ev_rvw[:nev].copy(), ev_s[:nev].copy()
@@ -207,10 +209,10 @@ class Simulator:
         rvw, s, cue = self._start(state, cue_id)
         out = run_batch(rvw, s, rows, cue, self._p, self._lin, self._lin_h, self._circ,
                         self._pockets, self.table.pocket_drop, int(max_events or self.max_events))
-        f_rvw, f_s, pocket, first, after, before, nev, trunc, t_end = out
+        f_rvw, f_s, pocket, first, after, before, nev, trunc, t_end, hit_v = out
         ids = state.ids
         return BatchResult(ids=ids.copy(), final_pos=f_rvw[:, :, 0, :2].copy(), final_state=f_s,
                            pocket=np.maximum(pocket, -1),
                            first_hit=np.where(first >= 0, ids[np.maximum(first, 0)], -1),
                            cushions_after_hit=after, cushions_before_hit=before, n_events=nev,
-                           truncated=trunc, t_end=t_end)
+                           truncated=trunc, t_end=t_end, hit_velocity=hit_v)

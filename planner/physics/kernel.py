@@ -125,7 +125,8 @@ def run_shot(rvw, s, shot, cue, p, lin, lin_h, circ, pockets, drop, max_events, 
     (ball index; other ball, cushion or pocket index, or -1), and the agents' states after the
     event in ev_rvw (E, 2, 3, 3) / ev_s (E, 2).
     Returns (n_events, truncated, t_end, pocket_of (N,) pocket index or -1, first_hit ball index
-    or -1, cushion contacts after the first hit, cushion contacts before it).
+    or -1, cushion contacts after the first hit, cushion contacts before it, (vx, vy) of the
+    first-hit ball right after that contact [m/s], or (nan, nan)).
     """
     n = rvw.shape[0]
     R = p[P_R]
@@ -142,6 +143,8 @@ def run_shot(rvw, s, shot, cue, p, lin, lin_h, circ, pockets, drop, max_events, 
         if s[i] == POCKETED:
             pocket_of[i] = -2   # pocketed before this shot
     first_hit = -1
+    hit_vx = np.nan
+    hit_vy = np.nan
     cush_after = 0
     cush_before = 0
     truncated = False
@@ -226,6 +229,8 @@ def run_shot(rvw, s, shot, cue, p, lin, lin_h, circ, pockets, drop, max_events, 
             s[ib] = SLIDING
             if first_hit < 0 and (ia == cue or ib == cue):
                 first_hit = ib if ia == cue else ia
+                hit_vx = rvw[first_hit, 1, 0]
+                hit_vy = rvw[first_hit, 1, 1]
         if kind == EV_LINEAR_CUSHION or kind == EV_CIRCULAR_CUSHION:
             if first_hit >= 0:
                 cush_after += 1
@@ -247,7 +252,7 @@ def run_shot(rvw, s, shot, cue, p, lin, lin_h, circ, pockets, drop, max_events, 
         if kind == EV_BALL_BALL:
             _update_ball(ib, t, rvw, s, p, lin, circ, pockets, trans_t, trans_s, wall_t, wall_k,
                          wall_i, pock_t, pock_i, pair_t)
-    return n_ev, truncated, t, pocket_of, first_hit, cush_after, cush_before
+    return n_ev, truncated, t, pocket_of, first_hit, cush_after, cush_before, hit_vx, hit_vy
 
 
 @njit(cache=True, parallel=True)
@@ -255,7 +260,8 @@ def run_batch(rvw0, s0, shots, cue, p, lin, lin_h, circ, pockets, drop, max_even
     """Simulate each row of shots (S, 5) from the same start state, in parallel.
 
     Returns final rvw (S, N, 3, 3), states (S, N), pocket_of (S, N), first_hit (S,),
-    cushions after/before the first hit (S,), n_events (S,), truncated (S,), t_end (S,).
+    cushions after/before the first hit (S,), n_events (S,), truncated (S,), t_end (S,),
+    velocity (S, 2) of the first-hit ball right after the contact.
     """
     S = shots.shape[0]
     n = rvw0.shape[0]
@@ -268,6 +274,7 @@ def run_batch(rvw0, s0, shots, cue, p, lin, lin_h, circ, pockets, drop, max_even
     out_nev = np.empty(S, np.int64)
     out_trunc = np.empty(S, np.bool_)
     out_t = np.empty(S)
+    out_hv = np.empty((S, 2))
     for k in prange(S):
         rvw = rvw0.copy()
         s = s0.copy()
@@ -275,7 +282,7 @@ def run_batch(rvw0, s0, shots, cue, p, lin, lin_h, circ, pockets, drop, max_even
         d_time = np.empty(0)
         d_rvw = np.empty((0, 2, 3, 3))
         d_s = np.empty((0, 2), np.int64)
-        nev, tr, te, pocket_of, fh, ca, cb = run_shot(rvw, s, shots[k], cue, p, lin, lin_h, circ,
+        nev, tr, te, pocket_of, fh, ca, cb, hvx, hvy = run_shot(rvw, s, shots[k], cue, p, lin, lin_h, circ,
                                                       pockets, drop, max_events, False, d_kind,
                                                       d_time, d_kind, d_kind, d_rvw, d_s)
         out_rvw[k] = rvw
@@ -287,4 +294,7 @@ def run_batch(rvw0, s0, shots, cue, p, lin, lin_h, circ, pockets, drop, max_even
         out_nev[k] = nev
         out_trunc[k] = tr
         out_t[k] = te
-    return out_rvw, out_s, out_pocket, out_first, out_after, out_before, out_nev, out_trunc, out_t
+        out_hv[k, 0] = hvx
+        out_hv[k, 1] = hvy
+    return (out_rvw, out_s, out_pocket, out_first, out_after, out_before, out_nev, out_trunc, out_t,
+            out_hv)

@@ -154,6 +154,10 @@ def test_batch_matches_single_shots(sim):
         np.testing.assert_allclose(out.final_pos[k], one.final_pos, atol=1e-12)
         assert out.first_hit[k] == one.first_hit
         np.testing.assert_array_equal(out.pocket[k], one.pocket)
+        if one.first_hit >= 0:
+            e = list(one.events.kind).index(EV_BALL_BALL)
+            row = 0 if one.events.a[e] == one.first_hit else 1
+            np.testing.assert_allclose(out.hit_velocity[k], one.event_rvw[e, row, 1, :2], atol=1e-12)
 
 
 def test_max_events_guard_truncates_instead_of_hanging(table_config):

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from planner.difficulty import (GridSpec, StaleTableError, build_table, cell_layout, load_or_build,
+from planner.difficulty import (FORMAT_VERSION, GridSpec, StaleTableError, build_table, cell_layout, load_or_build,
                                 load_table)
 from planner.shot import E_HIGH, E_LOW
 
@@ -52,7 +52,7 @@ def test_store_load_and_staleness(tmp_path, table_config, tiny_table, tiny_grid)
     back = load_table(tmp_path, "high")
     np.testing.assert_array_equal(back.probs["side"], tiny_table.probs["side"])
     meta = json.loads((tmp_path / "difficulty_high.json").read_text())
-    assert meta["version"] == 1 and meta["resolution"] == 3 and meta["sigmas"]["phi"] == E_HIGH.phi
+    assert meta["version"] == FORMAT_VERSION and meta["resolution"] == 3 and meta["sigmas"]["phi"] == E_HIGH.phi
     same = load_or_build(t, phys, E_HIGH, TINY, name="high", directory=tmp_path, on_stale="refuse")
     np.testing.assert_array_equal(same.probs["corner"], tiny_table.probs["corner"])
     with pytest.raises(StaleTableError, match="stale.*sigmas"):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from planner.aim import aim_straight, pocket_axes, pocket_targets
+from planner.throw import is_right_cut
 from planner.movegen import MoveGenerator, min_elevation
 from planner.rules.game import GameState
 from planner.shot import ShotParams
@@ -74,7 +75,10 @@ def test_candidates_aim_at_the_ghost_ball_and_call_legal_balls(mg, table_config)
     for c in cands:
         k = mg.table.pocket_index(c.call.pocket)
         a = aim_straight(st.position(0), st.position(c.call.ball), mg.targets[k], mg.axes[k], R)
-        assert c.shot.phi == pytest.approx(a.phi)
+        right = is_right_cut(a.ghost - st.position(0), mg.targets[k] - st.position(c.call.ball))
+        throw = mg.throw.correction(a.alpha, a.d2, c.shot.V, c.shot.b / R, right)
+        assert c.shot.phi == pytest.approx(a.phi + throw)
+        assert abs(throw) < 0.6      # throw corrections are fractions of a degree of aim
         assert c.kind == "straight" and 0.0 <= c.p <= 1.0 and c.shot.V <= mg.cfg.v_max
 
 
