@@ -70,12 +70,15 @@ def min_speed(params: PhysicsParams, alpha_deg, d1, d2, b: float = 0.0, margin: 
     v_obj_roll2 = mu_g2 * (np.asarray(d1) + margin)              # rolling object ball speed^2
     v_obj = np.sqrt(v_obj_roll2) / ROLL
     v_cue_hit = v_obj / transfer
-    # invert the cue ball's slide-then-roll: bisection on the launch speed (monotone in v0)
-    lo = np.zeros(np.broadcast(v_cue_hit, np.asarray(d2)).shape)
-    hi = np.full(lo.shape, 20.0)
-    for _ in range(50):
-        mid = 0.5 * (lo + hi)
-        short = contact_speed(params, mid, d2, b) < v_cue_hit
-        lo = np.where(short, mid, lo)
-        hi = np.where(short, hi, mid)
-    return hi / launch_ratio(params, b)
+    # invert the cue ball's slide-then-roll in closed form: with slip u0 = q v0 it slides
+    # s_s = kappa v0^2 metres and then rolls on at c v0
+    q = _launch(params, round(float(b), 6))[1]
+    a_s = params.u_s * params.g * np.sign(q)
+    tau = 2.0 * abs(q) / (7.0 * params.u_s * params.g)
+    kappa = tau - 0.5 * a_s * tau ** 2
+    c = 1.0 - 2.0 * q / 7.0
+    d2 = np.asarray(d2, dtype=float)
+    v_slide = np.sqrt(np.maximum(v_cue_hit ** 2 + 2.0 * a_s * d2, 0.0))     # hit while sliding
+    v_roll = np.sqrt((v_cue_hit ** 2 + mu_g2 * d2) / (c ** 2 + mu_g2 * kappa))  # hit while rolling
+    v0 = np.where(d2 <= kappa * v_slide ** 2, v_slide, v_roll)
+    return v0 / launch_ratio(params, b)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from planner.physics.engine import Simulator
 from planner.state import TableState
@@ -40,27 +41,29 @@ class ThrowTable:
 
     def correction(self, alpha: float, d2: float, v: float, b_frac: float, right_cut: bool) -> float:
         """phi correction [deg] for one shot (multilinear in alpha, d2, V; nearest spin)."""
-        k = int(np.argmin(np.abs(np.array(self.spins) - b_frac)))
-        x = _interp3(self.dphi[k], (ALPHA, D2, V), (alpha, d2, v))
+        k = min(range(len(self.spins)), key=lambda i: abs(self.spins[i] - b_frac))
+        x = _interp3(self.dphi[k], ALPHA, D2, V, float(alpha), float(d2), float(v))
         return float(x if right_cut else -x)
 
 
-def _interp3(grid: np.ndarray, axes, pt) -> float:
-    idx, wts = [], []
-    for ax, x in zip(axes, pt):
-        x = float(np.clip(x, ax[0], ax[-1]))
-        i = int(np.clip(np.searchsorted(ax, x) - 1, 0, len(ax) - 2))
-        idx.append(i)
-        wts.append((x - ax[i]) / (ax[i + 1] - ax[i]))
+@njit(cache=True)
+def _interp3(grid, ax0, ax1, ax2, x0, x1, x2):
+    """Multilinear interpolation of grid (n0, n1, n2) at (x0, x1, x2), clamped to the axes."""
+    idx = np.empty(3, np.int64)
+    wts = np.empty(3)
+    for dim in range(3):
+        ax = ax0 if dim == 0 else (ax1 if dim == 1 else ax2)
+        x = x0 if dim == 0 else (x1 if dim == 1 else x2)
+        x = min(max(x, ax[0]), ax[-1])
+        i = min(max(np.searchsorted(ax, x) - 1, 0), ax.shape[0] - 2)
+        idx[dim] = i
+        wts[dim] = (x - ax[i]) / (ax[i + 1] - ax[i])
     out = 0.0
     for corner in range(8):
         w = 1.0
-        ii = []
         for dim in range(3):
-            bit = (corner >> dim) & 1
-            w *= wts[dim] if bit else 1 - wts[dim]
-            ii.append(idx[dim] + bit)
-        out += w * grid[tuple(ii)]
+            w *= wts[dim] if (corner >> dim) & 1 else 1.0 - wts[dim]
+        out += w * grid[idx[0] + (corner & 1), idx[1] + ((corner >> 1) & 1), idx[2] + ((corner >> 2) & 1)]
     return out
 
 
