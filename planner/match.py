@@ -23,7 +23,7 @@ from planner.parallel import parallel_map
 from planner.physics.engine import Simulator
 from planner.planners import Planner, make_planner, place_cue
 from planner.rack import rack_8ball
-from planner.rules.eightball import referee
+from planner.rules.eightball import Reason, referee
 from planner.rules.game import GameState, InHand
 from planner.shot import PRESETS, ShotParams
 from planner.state import CUE, TableState
@@ -68,7 +68,9 @@ class GameRecord:
                 continue
             if s.kind == "straight":
                 sis[1] += 1
-                sis[0] += int(s.called_made and s.turn_continues)
+                # a success: the called ball went down and the shooter keeps the table or, on
+                # the called 8, wins the rack
+                sis[0] += int(s.called_made and (s.turn_continues or s.reason == Reason.WIN.value))
             elif s.kind == "safety":
                 ss[1] += 1
                 nxt = self.shots[i + 1] if i + 1 < len(self.shots) else None

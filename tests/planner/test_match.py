@@ -29,6 +29,12 @@ def test_greedy_game_finishes_with_a_referee_consistent_record(make):
     for p in (0, 1):
         st = rec.stats(p)
         assert 0 <= st["sis"][0] <= st["sis"][1] and 0 <= st["ss"][0] <= st["ss"][1]
+        # SIS counts straight-in shots whose called ball dropped and kept the table or won
+        made = [s for s in shots if s.player == p and s.kind == "straight" and s.called_made
+                and (s.turn_continues or s.reason == "win")]
+        assert st["sis"][0] == len(made)
+    if last.reason == "win" and last.kind == "straight":
+        assert rec.stats(rec.winner)["sis"][0] >= 1
 
 
 def test_spot_ball_on_the_foot_spot_or_behind_it(table_config):
