@@ -112,6 +112,8 @@ class Table:
         throat, as long as it overlaps no cushion, jaw face or jaw tip and has not reached a
         pocket (centre within the pocket radius).
         """
+        if R <= x <= self.width - R and R <= y <= self.length - R:
+            return None     # clear of every rail line, hence of the jaws and pockets beyond them
         inside = 0.0 <= x <= self.width and 0.0 <= y <= self.length
         if not inside and not any(_in_convex(self.throat(p), x, y) for p in self.pocket_ids):
             return "is outside the cushions"
