@@ -63,6 +63,11 @@ def _others(state: TableState, exclude: tuple[int, ...]) -> np.ndarray:
     return state.pos[keep]
 
 
+def _targets_on_table(state: TableState, game: GameState):
+    """(ball id, position) of each legal target ball still on the table, in id order."""
+    return [(b, state.position(b)) for b in sorted(game.legal_targets()) if state.has(b)]
+
+
 def path_clear(p0, p1, balls: np.ndarray, R: float) -> bool:
     """No ball centre in ``balls`` (N, 2) within 2R of the segment p0-p1."""
     return len(balls) == 0 or bool(segment_clearance(p0, p1, balls).min() >= 2 * R)
@@ -203,10 +208,7 @@ class MoveGenerator:
         R, t = self.params.R, self.table
         cue = state.position(CUE)
         out = []
-        for b in sorted(game.legal_targets()):
-            if not state.has(b):
-                continue
-            obj = state.position(b)
+        for b, obj in _targets_on_table(state, game):
             for k, pid in enumerate(t.pocket_ids):
                 for rail in RAILS:
                     img = reflect_across_rail(self.targets[k], t, rail, R, self.params.e_c)
@@ -233,10 +235,7 @@ class MoveGenerator:
         R, t = self.params.R, self.table
         cue = state.position(CUE)
         out = []
-        for b in sorted(game.legal_targets()):
-            if not state.has(b):
-                continue
-            obj = state.position(b)
+        for b, obj in _targets_on_table(state, game):
             rest = _others(state, (b, CUE))
             for k, pid in enumerate(t.pocket_ids):
                 g = ghost_ball(obj, self.targets[k], R)
