@@ -15,10 +15,10 @@ import numpy as np
 from planner.difficulty import DifficultyTable, load_or_build
 from planner.movegen import CandidateShot, MoveGenerator, min_elevation, path_clear
 from planner.physics.engine import Simulator
-from planner.planner_config import PlannerConfig, load_planner_config
+from planner.planner_config import PlannerConfig, SearchConfig, load_planner_config
 from planner.rules.game import CalledShot, GameState, InHand
 from planner.search import greedy, montecarlo, probabilistic
-from planner.search.common import SearchContext, play_samples
+from planner.search.common import Scored, SearchContext, opponent_value, play_samples
 from planner.shot import PRESETS, ErrorModel, ShotParams
 from planner.state import CUE, TableState
 from planner.table_config import TableConfig, load_table_config
@@ -46,6 +46,18 @@ def place_cue(state: TableState, pos) -> TableState:
     """The state with the cue ball at ``pos`` (added, or moved if already on the table)."""
     keep = state.ids != CUE
     return TableState(np.concatenate([[CUE], state.ids[keep]]), np.vstack([np.asarray(pos, float), state.pos[keep]]))
+
+
+def prefer_safety(best: Scored | None, safety_opponent_value: float, cfg: SearchConfig) -> bool:
+    """Whether to play the safety instead of the search's best shot (Smith 2006, Section 4.3, plus
+    one rule beyond it). Called only when the best shot's estimate is below t0 or there is none.
+    The safety is played when there is no shot, when it leaves the opponent a value below t1
+    (the paper), or when its value on the search's scale, -miss_weight x the value it leaves the
+    opponent, beats the shot's search value (MC's values go below 0 for shots that miss or foul;
+    Greedy's and Probabilistic search's never do, so for them only the paper's rule applies)."""
+    if best is None or safety_opponent_value < cfg.t1:
+        return True
+    return -cfg.miss_weight * safety_opponent_value > best.value
 
 
 class Planner:
@@ -85,7 +97,7 @@ class Planner:
         best = self._search(self.ctx, state, game, cands, deadline) if cands else None
         if best is None or best.p < self.cfg.search.t0:
             safety = self._safety(state, game, kitchen)
-            if safety is not None and (best is None or safety[1] < self.cfg.search.t1):
+            if safety is not None and prefer_safety(best, safety[1], self.cfg.search):
                 return Decision(safety[0].shot, CalledShot.safe(), "safety", safety[1], cue_pos)
         if best is None:
             return self._fallback(state, game, cue_pos)
@@ -173,23 +185,13 @@ class Planner:
         return out[:self.cfg.search.safety_candidates]
 
     def _safety(self, state: TableState, game: GameState, kitchen: bool):
-        """(candidate, mean opponent evaluation) of the safety that leaves the opponent least, or
-        None. A sample that fouls gives the opponent ball in hand: it scores the evaluation's
-        maximum."""
-        worst = float(sum(self.cfg.search.weights))
+        """(candidate, mean opponent value) of the safety that leaves the opponent least, or None.
+        Each sample is scored by ``search.common.opponent_value`` (a foul gives the opponent ball
+        in hand: the evaluation's maximum)."""
         best = None
-        opponent = 1 - game.shooter
         for c in self.safety_candidates(state, game, kitchen):
-            total = 0.0
             results = play_samples(self.ctx, state, game, c, 3)
-            for s2, g2, out in results:
-                if g2.is_over:
-                    total += self.cfg.search.win_value if g2.winner == opponent else 0.0
-                elif out.fouls or not s2.has(CUE):
-                    total += worst
-                else:
-                    total += self.ctx.evaluate(s2, g2, opponent)
-            v = total / len(results)
+            v = sum(opponent_value(self.ctx, s2, g2, out, game.shooter) for s2, g2, out in results) / len(results)
             if best is None or v < best[1]:
                 best = (c, v)
         return best

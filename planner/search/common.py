@@ -104,6 +104,20 @@ def success_value(ctx: SearchContext, game_after: GameState, outcome: Outcome, p
     return None
 
 
+def opponent_value(ctx: SearchContext, state_after: TableState, game_after: GameState, outcome: Outcome,
+                   player: int) -> float:
+    """What the position after a shot that ended ``player``'s turn is worth to the opponent, on
+    the evaluation's scale: ``win_value`` if the opponent won the rack, 0 if ``player`` did; the
+    evaluation's maximum (sum of weights) when the opponent has ball in hand after a foul; else
+    the opponent's evaluation of the table."""
+    opponent = 1 - player
+    if game_after.is_over:
+        return ctx.cfg.win_value if game_after.winner == opponent else 0.0
+    if outcome.fouls or not state_after.has(CUE):
+        return float(sum(ctx.cfg.weights))
+    return ctx.evaluate(state_after, game_after, opponent)
+
+
 def past(deadline: float) -> bool:
     return time.perf_counter() > deadline
 

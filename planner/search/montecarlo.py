@@ -1,37 +1,59 @@
 """Monte-Carlo search (Smith 2006, Section 4.2): each candidate is executed ``samples`` times
 under the robot's error model (one batch simulation), every sample is refereed, and the
-candidate's value is the mean over samples of 0 for a sample that passes the turn and, for one
-where the shooter continues, the evaluation of the resulting state (1 ply) or the best MC value of
-the shots from it (2 ply, ``breadth_deep`` candidates, ``samples_deep`` samples each).
+candidate's value is the mean over samples of: 0 for a sample that passes the turn (PickPocket;
+see ``miss_weight`` below); for one where the shooter continues, the evaluation of the resulting
+state (1 ply) or the best MC value of the shots from it (2 ply, ``breadth_deep`` candidates,
+``samples_deep`` samples each).
 
-Beyond PickPocket: move ordering by the estimate, two cutoffs (a candidate whose
-(p + slack) x best-reachable value cannot beat the best is skipped; after its batch, one whose
-successes x best-reachable value cannot beat the best skips its children), and a time budget
-after which the best candidate so far is returned.
+Beyond PickPocket:
+- a sample that passes the turn is worth minus ``miss_weight`` x the position's value to the
+  opponent (``miss_weight`` 0 reproduces the paper), so that of two shots alike in success the
+  one whose misses leave the opponent less, and foul least, is preferred;
+- move ordering by the estimate and two cutoffs: a candidate whose (p + slack) x best-reachable
+  value cannot beat the best is skipped; after its batch, one whose successes x best-reachable
+  value cannot beat the best skips its children;
+- a time budget after which the best candidate so far is returned.
 """
 from __future__ import annotations
 
+import math
+
 from planner.movegen import CandidateShot
+from planner.rules.eightball import Outcome
 from planner.rules.game import GameState
-from planner.search.common import (Scored, SearchContext, past, play_samples, success_value,
-                                   top_calls, value_bound)
+from planner.search.common import (Scored, SearchContext, opponent_value, past, play_samples, top_calls,
+                                   value_bound)
 from planner.state import TableState
+
+
+def sample_value(ctx: SearchContext, state_after: TableState, game_after: GameState, outcome: Outcome,
+                 player: int) -> float | None:
+    """The value for ``player`` of one sample that ends his turn or the rack: ``win_value`` for a
+    won rack; otherwise minus ``miss_weight`` x what the position is worth to the opponent
+    (``opponent_value``: his evaluation, its maximum after a foul, ``win_value`` for a lost rack).
+    None when the shooter continues (the caller evaluates or searches the state)."""
+    if game_after.is_over and game_after.winner == player:
+        return ctx.cfg.win_value
+    if not game_after.is_over and outcome.turn_continues:
+        return None
+    return -ctx.cfg.miss_weight * opponent_value(ctx, state_after, game_after, outcome, player)
 
 
 def mc_value(ctx: SearchContext, cand: CandidateShot, state: TableState, game: GameState, player: int,
              plies: int, samples: int, beat: float, deadline: float) -> tuple[float, float]:
     """(value, success fraction) of ``cand``; ``beat`` is the value it must exceed to matter (the
-    children are not searched when it cannot)."""
+    children are not searched when it cannot). Failed samples are worth <= 0, so successes x
+    best-reachable value bounds the mean."""
     results = play_samples(ctx, state, game, cand, samples)
     bound = value_bound(ctx, game, plies)
-    wins = [success_value(ctx, g2, o, player) for _, g2, o in results]
-    n_ok = sum(1 for v, (_, g2, o) in zip(wins, results) if v is None or v > 0)
+    n_ok = sum(1 for _, g2, o in results if (o.turn_continues and not g2.is_over) or g2.winner == player)
     frac = n_ok / samples
     if frac * bound <= beat:
         ctx.count("cutoffs")
         return frac * bound, frac
     total = 0.0
-    for v, (s2, g2, _) in zip(wins, results):
+    for s2, g2, o in results:
+        v = sample_value(ctx, s2, g2, o, player)
         if v is None:
             if plies <= 1 or past(deadline):
                 v = ctx.evaluate(s2, g2, player)
@@ -56,7 +78,7 @@ def search(ctx: SearchContext, state: TableState, game: GameState, candidates: l
             ctx.count("cutoffs")
             break
         v, frac = mc_value(ctx, c, state, game, player, ctx.cfg.ply, ctx.cfg.samples,
-                           -1.0 if best is None else best.value, deadline)
+                           -math.inf if best is None else best.value, deadline)
         if best is None or v > best.value:
             best = Scored(c, frac, v)
     return best
