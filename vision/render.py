@@ -413,16 +413,22 @@ class SyntheticCamera:
                 spec += nh ** lt.shininess * (cos_i > 0) * vis / du ** 2
         return E, spec
 
+    @staticmethod
+    def _to_balls(p, balls, subsets):
+        """For each ball j with points near it: (indices into p (n,), vectors from those points to
+        the ball's centre (n, 3) [m], their lengths (n,) [m]). subsets[j] lists the points near
+        ball j; None means every point."""
+        for j, (_, c, _) in enumerate(balls):
+            idx = np.arange(p.shape[0]) if subsets is None else subsets[j]
+            if idx.size:
+                v = c - p[idx]
+                yield idx, v, np.linalg.norm(v, axis=1)
+
     def _visibility(self, p, u, du, balls, subsets) -> np.ndarray:
         """Fraction (N,) of a lamp (direction u, distance du) not hidden by the balls."""
         vis = np.ones(p.shape[0])
         beta = np.arcsin(np.clip(self.lighting.lamp_radius / du, 0, 1))
-        for j, (_, c, _) in enumerate(balls):
-            idx = np.arange(p.shape[0]) if subsets is None else subsets[j]
-            if idx.size == 0:
-                continue
-            v = c - p[idx]
-            dv = np.linalg.norm(v, axis=1)
+        for idx, v, dv in self._to_balls(p, balls, subsets):
             cos_t = np.einsum("ij,ij->i", v, u[idx]) / dv
             theta = np.arccos(np.clip(cos_t, -1, 1))
             alpha = np.arcsin(np.clip(self.R / dv, 0, 1))
@@ -437,12 +443,7 @@ class SyntheticCamera:
         sin^2(angular radius) x sin(elevation), with sin^2 lowered by its value at SKY_HIDDEN_REACH
         radii so that the darkening ends inside each ball's render box."""
         hid = np.zeros(p.shape[0])
-        for j, (_, c, _) in enumerate(balls):
-            idx = np.arange(p.shape[0]) if subsets is None else subsets[j]
-            if idx.size == 0:
-                continue
-            v = c - p[idx]
-            dv = np.linalg.norm(v, axis=1)
+        for idx, v, dv in self._to_balls(p, balls, subsets):
             s2 = np.clip(np.clip(self.R / dv, 0, 1) ** 2 - SKY_HIDDEN_REACH ** -2, 0, None)
             up = np.clip(np.einsum("ij,ij->i", v, nrm[idx]) / dv, 0, 1)
             hid[idx] += s2 * up
