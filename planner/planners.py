@@ -23,7 +23,7 @@ from planner.shot import PRESETS, ErrorModel, ShotParams
 from planner.state import CUE, TableState
 from planner.table_config import TableConfig, load_table_config
 
-SEARCHES = {"greedy": greedy.search, "prob": probabilistic.search, "mc": montecarlo.search}
+SEARCHES = {"greedy": greedy, "prob": probabilistic, "mc": montecarlo}   # modules: search(), SAMPLED
 SAFETY_SPEEDS = (0.5, 0.9, 1.4)               # cue speeds tried for safeties [m/s]
 SAFETY_OFFSETS = (-1.5, -0.75, 0.0, 0.75, 1.5)  # aim offsets from the object ball's centre [R]
 IN_HAND_KEEP = 3                              # placements searched after the quick evaluation
@@ -72,7 +72,8 @@ class Planner:
         self.movegen = MoveGenerator(self.table, self.params, difficulty, pcfg.movegen)
         self.ctx = SearchContext(Simulator(self.table, self.params), self.movegen, error, pcfg.search,
                                  np.random.default_rng(seed))
-        self._search = SEARCHES[name]
+        self._search = SEARCHES[name].search
+        self._sampled = SEARCHES[name].SAMPLED
 
     # ---- the decision ---------------------------------------------------------------------
     def choose(self, state: TableState, game: GameState) -> Decision:
@@ -186,11 +187,14 @@ class Planner:
 
     def _safety(self, state: TableState, game: GameState, kitchen: bool):
         """(candidate, mean opponent value) of the safety that leaves the opponent least, or None.
-        Each sample is scored by ``search.common.opponent_value`` (a foul gives the opponent ball
-        in hand: the evaluation's maximum)."""
+        Safeties are judged the way the search judges shots: a sampling search (MC) plays each
+        ``samples`` times under the error model, the others once as aimed (nominal). Each result
+        is scored by ``search.common.opponent_value`` (a foul gives the opponent ball in hand:
+        the evaluation's maximum)."""
+        n = self.cfg.search.samples if self._sampled else 1
         best = None
         for c in self.safety_candidates(state, game, kitchen):
-            results = play_samples(self.ctx, state, game, c, 3)
+            results = play_samples(self.ctx, state, game, c, n, noise=self._sampled)
             v = sum(opponent_value(self.ctx, s2, g2, out, game.shooter) for s2, g2, out in results) / len(results)
             if best is None or v < best[1]:
                 best = (c, v)

@@ -43,12 +43,16 @@ class ErrorModel:
     def scaled(self, k: float) -> "ErrorModel":
         return ErrorModel(*(k * s for s in self.sigmas()))
 
-    def perturb(self, shot: ShotParams, rng: np.random.Generator, n: int) -> np.ndarray:
+    def perturb(self, shot: ShotParams, rng: np.random.Generator, n: int, z: np.ndarray | None = None) -> np.ndarray:
         """(n, 5) noisy copies of ``shot`` as arrays in ShotParams order.
 
-        The cue cannot point below the horizontal, so a perturbed theta is clipped at 0 deg.
+        z: optional (n, 5) standard-normal draws to use instead of fresh ones from ``rng``
+        (common random numbers: the same draws for every candidate make their comparison
+        fairer). The cue cannot point below the horizontal, so a perturbed theta is clipped at 0 deg.
         """
-        out = shot.as_array()[None, :] + rng.standard_normal((n, 5)) * self.sigmas()[None, :]
+        if z is None:
+            z = rng.standard_normal((n, 5))
+        out = shot.as_array()[None, :] + z * self.sigmas()[None, :]
         np.maximum(out[:, 1], 0.0, out=out[:, 1])
         return out
 

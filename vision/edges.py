@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from planner.jit import njit
 
 
 @njit(cache=True)

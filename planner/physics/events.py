@@ -17,8 +17,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
-
+from planner.jit import njit
 from planner.physics.motion import accel_dir
 from planner.physics.roots import first_crossing, quadratic_roots
 
@@ -75,19 +74,21 @@ def linear_cushion_time(rvw, s, p1x, p1y, p2x, p2y, nx, ny, h, p, R):
     C = nx * (rvw[0, 0] - p1x) + ny * (rvw[0, 1] - p1y) - R
     ex, ey = p2x - p1x, p2y - p1y
     ee = ex * ex + ey * ey
-    if C <= 0.0:
-        if B >= 0.0:
-            return np.inf    # at or behind the contact line and leaving it
+    if C <= 0.0 and B < 0.0:
+        # at or behind the contact line and moving into it: a contact now if over the segment
         u = ((rvw[0, 0] - p1x) * ex + (rvw[0, 1] - p1y) * ey) / ee
-        return 0.0 if 0.0 <= u <= 1.0 else np.inf
+        if 0.0 <= u <= 1.0:
+            return 0.0
+    # A ball behind the line (in a pocket's mouth, beyond the segment's end, or just after a
+    # contact) may still curve back through it later: only approaching roots count.
     r1, r2 = quadratic_roots(A, B, C)
     if r1 != r1:
         return np.inf
     for r in (r1, r2):
         if r < 0.0 or r > h:
             continue
-        # the distance must be falling through R here (an approach, not a departure)
-        if 2.0 * A * r + B > 0.0:
+        # the distance must be falling through R here (an approach, not a departure or a graze)
+        if 2.0 * A * r + B >= 0.0:
             continue
         x = rvw[0, 0] + rvw[1, 0] * r + kx * r * r
         y = rvw[0, 1] + rvw[1, 1] * r + ky * r * r

@@ -11,8 +11,9 @@ lin_h (L,) nose heights; circ (C, 4) [cx, cy, radius, height]; pockets (P, 3) [c
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
 
+from planner.jit import njit
 from planner.physics.eventlog import (EV_BALL_BALL, EV_CIRCULAR_CUSHION, EV_LINEAR_CUSHION,
                                       EV_POCKET, EV_ROLLING_SPINNING, EV_ROLLING_STATIONARY,
                                       EV_SLIDING_ROLLING, EV_SPINNING_STATIONARY, EV_STICK)

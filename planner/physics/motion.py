@@ -19,8 +19,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
-
+from planner.jit import njit
 from planner.physics.params import P_G, P_M, P_R, P_UR, P_US, P_USP
 
 STATIONARY, SPINNING, SLIDING, ROLLING, POCKETED = 0, 1, 2, 3, 4

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from planner.jit import njit
 
 _TOL = 1e-15
 

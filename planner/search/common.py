@@ -77,11 +77,12 @@ def batch_state(batch: BatchResult, i: int) -> TableState:
 
 
 def play_samples(ctx: SearchContext, state: TableState, game: GameState, cand: CandidateShot,
-                 n: int, noise: bool = True) -> list[tuple[TableState, GameState, Outcome]]:
-    """Simulate ``n`` executions of ``cand`` (perturbed by ctx.error, or the nominal shot once if
-    noise is False) in one batch call and referee each: [(state after, game after, ruling)]."""
+                 n: int, noise: bool = True, z: np.ndarray | None = None) -> list[tuple[TableState, GameState, Outcome]]:
+    """Simulate ``n`` executions of ``cand`` (perturbed by ctx.error, with the (n, 5)
+    standard-normal draws ``z`` if given, or the nominal shot once if noise is False) in one
+    batch call and referee each: [(state after, game after, ruling)]."""
     if noise:
-        shots = executable(ctx.error.perturb(cand.shot, ctx.rng, n), ctx.sim.params.R)
+        shots = executable(ctx.error.perturb(cand.shot, ctx.rng, n, z), ctx.sim.params.R)
     else:
         shots = cand.shot.as_array()[None, :]
     batch = ctx.sim.simulate_batch(state, shots)

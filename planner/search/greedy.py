@@ -7,6 +7,8 @@ from planner.rules.game import GameState
 from planner.search.common import Scored, SearchContext
 from planner.state import TableState
 
+SAMPLED = False   # judges shots by estimates, not samples
+
 
 def search(ctx: SearchContext, state: TableState, game: GameState, candidates: list[CandidateShot],
            deadline: float) -> Scored:

@@ -9,6 +9,9 @@ Beyond PickPocket:
 - a sample that passes the turn is worth minus ``miss_weight`` x the position's value to the
   opponent (``miss_weight`` 0 reproduces the paper), so that of two shots alike in success the
   one whose misses leave the opponent less, and foul least, is preferred;
+- common random numbers: the candidates of one node are executed with the same noise draws, so
+  that their values differ by the shots and not by the luck of the draw (with 15 samples a
+  fresh draw per candidate lets the maximum favour the luckiest, not the best);
 - move ordering by the estimate and two cutoffs: a candidate whose (p + slack) x best-reachable
   value cannot beat the best is skipped; after its batch, one whose successes x best-reachable
   value cannot beat the best skips its children;
@@ -18,12 +21,16 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from planner.movegen import CandidateShot
 from planner.rules.eightball import Outcome
 from planner.rules.game import GameState
 from planner.search.common import (Scored, SearchContext, opponent_value, past, play_samples, top_calls,
                                    value_bound)
 from planner.state import TableState
+
+SAMPLED = True   # judges shots by samples under the error model
 
 
 def sample_value(ctx: SearchContext, state_after: TableState, game_after: GameState, outcome: Outcome,
@@ -39,12 +46,19 @@ def sample_value(ctx: SearchContext, state_after: TableState, game_after: GameSt
     return -ctx.cfg.miss_weight * opponent_value(ctx, state_after, game_after, outcome, player)
 
 
+def draws(ctx: SearchContext, samples: int) -> np.ndarray:
+    """(samples, 5) standard-normal draws shared by the candidates of one node."""
+    return ctx.rng.standard_normal((samples, 5))
+
+
 def mc_value(ctx: SearchContext, cand: CandidateShot, state: TableState, game: GameState, player: int,
-             plies: int, samples: int, beat: float, deadline: float) -> tuple[float, float]:
-    """(value, success fraction) of ``cand``; ``beat`` is the value it must exceed to matter (the
-    children are not searched when it cannot). Failed samples are worth <= 0, so successes x
+             plies: int, z: np.ndarray, beat: float, deadline: float) -> tuple[float, float]:
+    """(value, success fraction) of ``cand`` executed with the node's noise draws ``z``
+    (samples x 5, standard normal); ``beat`` is the value it must exceed to matter (the children
+    are not searched when it cannot). Failed samples are worth <= 0, so successes x
     best-reachable value bounds the mean."""
-    results = play_samples(ctx, state, game, cand, samples)
+    samples = len(z)
+    results = play_samples(ctx, state, game, cand, samples, z=z)
     bound = value_bound(ctx, game, plies)
     n_ok = sum(1 for _, g2, o in results if (o.turn_continues and not g2.is_over) or g2.winner == player)
     frac = n_ok / samples
@@ -58,10 +72,9 @@ def mc_value(ctx: SearchContext, cand: CandidateShot, state: TableState, game: G
             if plies <= 1 or past(deadline):
                 v = ctx.evaluate(s2, g2, player)
             else:
-                v = 0.0
+                v, z2 = 0.0, draws(ctx, ctx.cfg.samples_deep)
                 for c in ctx.movegen.generate(s2, g2)[:ctx.cfg.breadth_deep]:
-                    v = max(v, mc_value(ctx, c, s2, g2, player, plies - 1, ctx.cfg.samples_deep, v,
-                                        deadline)[0])
+                    v = max(v, mc_value(ctx, c, s2, g2, player, plies - 1, z2, v, deadline)[0])
         total += v
     return total / samples, frac
 
@@ -72,12 +85,12 @@ def search(ctx: SearchContext, state: TableState, game: GameState, candidates: l
     player = game.shooter
     bound = value_bound(ctx, game, ctx.cfg.ply)
     ordered = top_calls(candidates, ctx.cfg.breadth)
-    best = None
+    best, z = None, draws(ctx, ctx.cfg.samples)
     for c in ordered:
         if best is not None and (min(1.0, c.p + ctx.cfg.cutoff_slack) * bound <= best.value or past(deadline)):
             ctx.count("cutoffs")
             break
-        v, frac = mc_value(ctx, c, state, game, player, ctx.cfg.ply, ctx.cfg.samples,
+        v, frac = mc_value(ctx, c, state, game, player, ctx.cfg.ply, z,
                            -math.inf if best is None else best.value, deadline)
         if best is None or v > best.value:
             best = Scored(c, frac, v)

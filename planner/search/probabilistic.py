@@ -12,6 +12,8 @@ from planner.search.common import (Scored, SearchContext, past, play_samples, su
                                    top_calls, value_bound)
 from planner.state import TableState
 
+SAMPLED = False   # judges shots by nominal (noise-free) simulations
+
 
 def _value(ctx: SearchContext, cand: CandidateShot, state: TableState, game: GameState,
            player: int, plies: int, deadline: float) -> float:

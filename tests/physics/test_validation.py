@@ -1,5 +1,7 @@
 """Bad input is refused before simulation, naming the ball or parameter."""
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -64,6 +66,19 @@ def test_engine_only_leaves_balls_where_it_accepts_them(sim):
     for k in range(len(shots)):
         on = out.final_state[k] != 4
         sim.check_state(TableState(out.ids[on], out.final_pos[k][on]))
+
+
+def test_engine_rest_positions_in_fuzzed_corner_cases(sim):
+    """Shots a 1.1M-shot fuzz once turned into balls outside or inside the cushions (a ball
+    curving back through a rail from a pocket's mouth; a grazing contact rewound along the
+    ball's path; a ball wedged between a ball and a jaw): each now ends with every ball at a
+    position the engine accepts as a start state."""
+    cases = json.loads((Path(__file__).parent / "data" / "rest_position_cases.json").read_text())["cases"]
+    for case in cases:
+        state = TableState(np.array(case["ids"]), np.array(case["pos"]))
+        out = sim.simulate_batch(state, np.array([case["shot"]]))
+        on = out.final_state[0] != 4
+        sim.check_state(TableState(out.ids[on], out.final_pos[0][on]))
 
 
 def test_nan_position_named(sim):

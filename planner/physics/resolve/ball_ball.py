@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
+from planner.jit import njit
 from planner.physics.params import P_BBA, P_BBB, P_BBC, P_EB, P_R
 
 

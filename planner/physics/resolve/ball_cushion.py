@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
+import numpy as np
+from planner.jit import njit
 from planner.physics.params import P_EC, P_FC, P_M, P_R
 
 
@@ -79,12 +79,13 @@ def han_2005(rvw, nx, ny, h, p):
 @njit(cache=True)
 def kiss_line(rvw, p1x, p1y, nx, ny, R, spacer):
     """Move a ball back along its velocity to distance R + spacer from a cushion line
-    (normal (nx, ny) into play); along the normal if it moves parallel to the line."""
+    (normal (nx, ny) into play); along the normal instead when that would move it more than
+    5 spacers (a ball grazing the line, or one pushed into it by a neighbour)."""
     d = nx * (rvw[0, 0] - p1x) + ny * (rvw[0, 1] - p1y)
     vn = nx * rvw[1, 0] + ny * rvw[1, 1]
     gap = R + spacer - d
-    if vn < -1e-9:
-        tau = gap / vn
+    tau = gap / vn if vn < 0.0 else 0.0
+    if vn < 0.0 and abs(tau) * math.sqrt(rvw[1, 0] ** 2 + rvw[1, 1] ** 2) <= 5.0 * spacer:
         rvw[0, 0] += tau * rvw[1, 0]
         rvw[0, 1] += tau * rvw[1, 1]
     else:
@@ -94,7 +95,8 @@ def kiss_line(rvw, p1x, p1y, nx, ny, R, spacer):
 
 @njit(cache=True)
 def kiss_circle(rvw, cx, cy, dist, spacer):
-    """Move a ball back along its velocity to centre distance dist + spacer from (cx, cy)."""
+    """Move a ball back along its velocity to centre distance dist + spacer from (cx, cy);
+    radially instead when that would move it more than 5 spacers (a grazing ball)."""
     dx, dy = rvw[0, 0] - cx, rvw[0, 1] - cy
     vx, vy = rvw[1, 0], rvw[1, 1]
     target = dist + spacer
@@ -107,6 +109,9 @@ def kiss_circle(rvw, cx, cy, dist, spacer):
         t1 = (-B - sq) / (2.0 * A)
         t2 = (-B + sq) / (2.0 * A)
         tau = t1 if abs(t1) < abs(t2) else t2
+    else:
+        tau = np.inf
+    if abs(tau) * math.sqrt(A) <= 5.0 * spacer:
         rvw[0, 0] += tau * vx
         rvw[0, 1] += tau * vy
     else:

@@ -1,8 +1,7 @@
 """The bookkeeping resolutions: a ball dropping into a pocket, and motion-state transitions."""
 from __future__ import annotations
 
-from numba import njit
-
+from planner.jit import njit
 from planner.physics.motion import SPINNING, STATIONARY
 
 

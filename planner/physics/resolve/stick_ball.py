@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
+from planner.jit import njit
 from planner.physics.params import P_CUEEND, P_CUEM, P_M, P_R
 
 
