@@ -10,6 +10,8 @@ lin_h (L,) nose heights; circ (C, 4) [cx, cy, radius, height]; pockets (P, 3) [c
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import prange
 
@@ -28,6 +30,7 @@ from planner.physics.resolve.canonical import pocket_ball, transition
 from planner.physics.resolve.stick_ball import cue_strike
 
 SPACER = 1e-6  # gap left between bodies after a contact is resolved [m]
+SETTLE_DEPTH = 1e-4  # a ball resting at most this far inside a cushion is moved out to touching [m]
 
 
 @njit(cache=True)
@@ -102,6 +105,44 @@ def _update_ball(i, t, rvw, s, p, lin, circ, pockets, trans_t, trans_s, wall_t, 
         tij = t + ball_ball_time(rvw[i], s[i], rvw[j], s[j], h, p, R)
         pair_t[i, j] = tij
         pair_t[j, i] = tij
+
+
+@njit(cache=True)
+def _settle(rvw, s, lin, circ, R):
+    """Move every ball on the table that overlaps a cushion segment or jaw tip by at most
+    SETTLE_DEPTH out along the contact normal to R + SPACER (the distances are those of
+    ``Table.position_problem``). Contacts are resolved SPACER apart, but a ball wedged between a
+    ball and a jaw can end a few um inside the jaw after many simultaneous contacts; deeper
+    overlaps are left for the next shot's input check to refuse."""
+    for i in range(rvw.shape[0]):
+        if s[i] == POCKETED:
+            continue
+        for _ in range(3):     # a move out of one face may enter its neighbour at a corner
+            moved = False
+            for k in range(lin.shape[0]):
+                ex, ey = lin[k, 2] - lin[k, 0], lin[k, 3] - lin[k, 1]
+                u = ((rvw[i, 0, 0] - lin[k, 0]) * ex + (rvw[i, 0, 1] - lin[k, 1]) * ey) / (ex * ex + ey * ey)
+                u = min(max(u, 0.0), 1.0)
+                fx, fy = lin[k, 0] + u * ex, lin[k, 1] + u * ey
+                moved |= _push_out(rvw[i], fx, fy, 0.0, R)
+            for k in range(circ.shape[0]):
+                moved |= _push_out(rvw[i], circ[k, 0], circ[k, 1], circ[k, 2], R)
+            if not moved:
+                break
+
+
+@njit(cache=True)
+def _push_out(rvw, cx, cy, radius, R):
+    """Move a ball whose centre is within radius + R of (cx, cy), by at most SETTLE_DEPTH, out
+    radially to radius + R + SPACER. Returns whether it moved."""
+    dx, dy = rvw[0, 0] - cx, rvw[0, 1] - cy
+    d = math.sqrt(dx * dx + dy * dy)
+    depth = radius + R - d
+    if depth <= 0.0 or depth > SETTLE_DEPTH or d == 0.0:
+        return False
+    rvw[0, 0] = cx + dx * (radius + R + SPACER) / d
+    rvw[0, 1] = cy + dy * (radius + R + SPACER) / d
+    return True
 
 
 @njit(cache=True)
@@ -253,6 +294,7 @@ def run_shot(rvw, s, shot, cue, p, lin, lin_h, circ, pockets, drop, max_events, 
         if kind == EV_BALL_BALL:
             _update_ball(ib, t, rvw, s, p, lin, circ, pockets, trans_t, trans_s, wall_t, wall_k,
                          wall_i, pock_t, pock_i, pair_t)
+    _settle(rvw, s, lin, circ, R)
     return n_ev, truncated, t, pocket_of, first_hit, cush_after, cush_before, hit_vx, hit_vy
 
 

@@ -109,3 +109,18 @@ def test_batch_reports_the_bad_row(sim):
     shots = np.array([[90, 0, 2.0, 0, 0], [90, 0, 2.0, 0, 0], [90, 0, 0.0, 0, 0]])
     with pytest.raises(PhysicsInputError, match="shot 2"):
         sim.simulate_batch(TableState.from_dict({0: (0.5, 0.5)}), shots)
+
+
+def test_settle_moves_only_shallow_cushion_overlaps_out_to_touching(sim):
+    """A ball resting 50 um inside the left rail is moved out to R + 1 um; one 1 mm inside is
+    left for the input check to refuse; one clear of the rail is untouched."""
+    from planner.physics.engine import table_arrays
+    from planner.physics.kernel import SPACER, _settle
+
+    R = sim.params.R
+    lin, _, circ, _ = table_arrays(sim.table)
+    rvw = np.zeros((3, 3, 3))
+    rvw[:, 0, :2] = [[R - 50e-6, 0.6], [R - 1e-3, 0.3], [0.5, 0.9]]
+    _settle(rvw, np.zeros(3, np.int64), lin, circ, R)
+    np.testing.assert_allclose(rvw[0, 0, :2], [R + SPACER, 0.6], atol=1e-12)
+    np.testing.assert_allclose(rvw[1:, 0, :2], [[R - 1e-3, 0.3], [0.5, 0.9]], atol=0)
