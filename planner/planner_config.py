@@ -25,6 +25,7 @@ class SearchConfig:
     weights: tuple[float, float, float] = (1.0, 0.33, 0.15)
     win_value: float = 2.0
     miss_weight: float = 0.5
+    loss_value: float = 2.0
     v_break: float = 7.5
 
 
@@ -86,6 +87,7 @@ def parse_planner_config(root: Section) -> PlannerConfig:
         in_hand_grid=se.integer("in_hand_grid", "an integer >= 2", lo=2),
         weights=weights, win_value=ev.number("win_value", "a number >= 0", nonneg=True),
         miss_weight=se.number("miss_weight", "a number in [0, 1]", lo=0.0, hi=1.0),
+        loss_value=se.number("loss_value", "a value >= 0", nonneg=True),
         v_break=rob.number("v_break", "a cue speed in m/s (0 < V <= 12)", positive=True, hi=12.0))
     grid = GridSpec(resolution=df.integer("resolution", "an integer >= 2", lo=2),
                     samples=df.integer("samples", "an integer >= 1", lo=1),

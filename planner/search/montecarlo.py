@@ -7,8 +7,9 @@ state (1 ply) or the best MC value of the shots from it (2 ply, ``breadth_deep``
 
 Beyond PickPocket:
 - a sample that passes the turn is worth minus ``miss_weight`` x the position's value to the
-  opponent (``miss_weight`` 0 reproduces the paper), so that of two shots alike in success the
-  one whose misses leave the opponent less, and foul least, is preferred;
+  opponent, and one that loses the rack minus ``loss_value`` (both 0 reproduce the paper), so
+  that of two shots alike in success the one whose misses leave the opponent less, foul least
+  and risk the 8 least is preferred;
 - common random numbers: the candidates of one node are executed with the same noise draws, so
   that their values differ by the shots and not by the luck of the draw (with 15 samples a
   fresh draw per candidate lets the maximum favour the luckiest, not the best);
@@ -36,12 +37,12 @@ SAMPLED = True   # judges shots by samples under the error model
 def sample_value(ctx: SearchContext, state_after: TableState, game_after: GameState, outcome: Outcome,
                  player: int) -> float | None:
     """The value for ``player`` of one sample that ends his turn or the rack: ``win_value`` for a
-    won rack; otherwise minus ``miss_weight`` x what the position is worth to the opponent
-    (``opponent_value``: his evaluation, its maximum after a foul, ``win_value`` for a lost rack).
+    won rack, ``-loss_value`` for a lost one; otherwise minus ``miss_weight`` x what the position
+    is worth to the opponent (``opponent_value``: his evaluation, its maximum after a foul).
     None when the shooter continues (the caller evaluates or searches the state)."""
-    if game_after.is_over and game_after.winner == player:
-        return ctx.cfg.win_value
-    if not game_after.is_over and outcome.turn_continues:
+    if game_after.is_over:
+        return ctx.cfg.win_value if game_after.winner == player else -ctx.cfg.loss_value
+    if outcome.turn_continues:
         return None
     return -ctx.cfg.miss_weight * opponent_value(ctx, state_after, game_after, outcome, player)
 

@@ -50,10 +50,10 @@ def test_win_continue_scratch_and_lost_rack(make):
     empty = TableState([0, 1, 9], [[0.30, 0.30], [0.8, 1.5], [0.8, 1.2]])
     s2, g2, out = _one(ctx, empty, solids, CalledShot.shot(1, "lb"))
     assert out.fouls and sample_value(ctx, s2, g2, out, 0) == pytest.approx(-0.5 * weights_max)
-    # the 8 pocketed in a group not yet cleared: the rack is lost, worth -miss_weight x win value
+    # the 8 pocketed in a group not yet cleared: the rack is lost, worth -loss_value
     early = TableState([0, 8, 1, 9], [[0.30, 0.30], [0.15, 0.15], [0.8, 1.5], [0.8, 1.2]])
     s2, g2, out = _one(ctx, early, GameState(frozenset({1, 8, 9}), 0, SOLIDS_P0), CalledShot.shot(1, "lb"))
-    assert g2.winner == 1 and sample_value(ctx, s2, g2, out, 0) == pytest.approx(-0.5 * ctx.cfg.win_value)
+    assert g2.winner == 1 and sample_value(ctx, s2, g2, out, 0) == -ctx.cfg.loss_value
 
 
 def test_a_legal_miss_is_worth_minus_the_opponents_evaluation(make):
