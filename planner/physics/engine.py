@@ -25,8 +25,10 @@ from planner.table import Table
 MAX_EVENTS = 5000
 V_MAX = 12.0            # fastest cue speed the engine accepts [m/s]
 TIP_OFFSET_MAX = 0.9    # largest tip offset sqrt(a^2 + b^2) as a fraction of R
-OVERLAP_TOL = 1e-9      # balls closer than 2R - this are overlapping [m]
-CUSHION_TOL = 1e-9      # a ball centre may sit this far inside R of a cushion line [m]
+# Contacts are resolved 1 um apart after rewinds of up to 5 um, so a rest position may sit a few
+# um inside touching; a start state that close is taken as contact (resolved at t = 0).
+OVERLAP_TOL = 1e-5      # balls closer than 2R - this are overlapping [m]
+CUSHION_TOL = 1e-5      # a ball centre may sit this far inside R of a cushion line [m]
 
 
 class PhysicsInputError(ValueError):

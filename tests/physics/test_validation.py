@@ -26,6 +26,19 @@ def test_touching_balls_are_fine(sim):
     assert res.first_hit == 3
 
 
+def test_micron_overlaps_from_resolved_contacts_are_taken_as_contact(sim):
+    """Rest positions can sit a few um inside touching (contacts are spaced 1 um after rewinds
+    of up to 5 um): 0.5 um is accepted and plays as the touching pair does; 50 um is refused."""
+    R = sim.params.R
+    soft = ShotParams(90.0, 0.0, 0.5)
+    ends = [sim.simulate(TableState.from_dict({0: (0.5, 0.5), 3: (0.5, 0.5 + 2 * R - gap)}), soft)
+            for gap in (0.0, 0.5e-6)]
+    assert ends[1].first_hit == 3 and ends[1].final_rvw[1, 0, 1] > 0.5 + 2 * R + 0.1
+    np.testing.assert_allclose(ends[1].final_rvw[:, 0, :2], ends[0].final_rvw[:, 0, :2], atol=1e-3)
+    with pytest.raises(PhysicsInputError, match=r"balls 0 and 3 overlap"):
+        sim.simulate(TableState.from_dict({0: (0.5, 0.5), 3: (0.5, 0.5 + 2 * R - 50e-6)}), OK)
+
+
 def test_ball_outside_cushions_named(sim):
     st = TableState.from_dict({0: (0.5, 0.5), 7: (-0.05, 0.6)})
     with pytest.raises(PhysicsInputError, match=r"ball 7: centre .* is outside the cushions"):
