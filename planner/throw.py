@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from planner.jit import njit
 from planner.physics.engine import Simulator
 from planner.state import TableState

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from planner.jit import njit
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from planner.jit import njit
 
 TUKEY_MIN_PX = 0.25     # the Tukey scale never drops below this many pixels

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from planner.jit import njit
 from planner.physics.motion import accel_dir
 from planner.physics.roots import first_crossing, quadratic_roots

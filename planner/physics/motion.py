@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from planner.jit import njit
 from planner.physics.params import P_G, P_M, P_R, P_UR, P_US, P_USP
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from planner.jit import njit
 
 _TOL = 1e-15

@@ -14,6 +14,8 @@ import math
 from planner.jit import njit
 from planner.physics.params import P_BBA, P_BBB, P_BBC, P_EB, P_R
 
+MAX_REWIND = 5.0  # largest move back along the velocities before a contact, in spacers
+
 
 @njit(cache=True)
 def _contact_slip(v1, w1, v2, w2, nx, ny, R):
@@ -121,7 +123,7 @@ def make_kiss(rvw1, rvw2, R, spacer):
             tau = t1 if abs(t1) < abs(t2) else t2
             mx = 0.5 * tau * (rvw1[1, 0] + rvw2[1, 0])
             my = 0.5 * tau * (rvw1[1, 1] + rvw2[1, 1])
-            ok = math.sqrt(mx * mx + my * my) <= 5.0 * spacer
+            ok = math.sqrt(mx * mx + my * my) <= MAX_REWIND * spacer
     if ok:
         for k in range(2):
             rvw1[0, k] += tau * rvw1[1, k]

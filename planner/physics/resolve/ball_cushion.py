@@ -12,8 +12,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
 from planner.jit import njit
 from planner.physics.params import P_EC, P_FC, P_M, P_R
+from planner.physics.resolve.ball_ball import MAX_REWIND
 
 
 @njit(cache=True)
@@ -80,12 +82,13 @@ def han_2005(rvw, nx, ny, h, p):
 def kiss_line(rvw, p1x, p1y, nx, ny, R, spacer):
     """Move a ball back along its velocity to distance R + spacer from a cushion line
     (normal (nx, ny) into play); along the normal instead when that would move it more than
-    5 spacers (a ball grazing the line, or one pushed into it by a neighbour)."""
+    MAX_REWIND spacers (a ball grazing the line, or one pushed into it by a neighbour)."""
     d = nx * (rvw[0, 0] - p1x) + ny * (rvw[0, 1] - p1y)
     vn = nx * rvw[1, 0] + ny * rvw[1, 1]
     gap = R + spacer - d
-    tau = gap / vn if vn < 0.0 else 0.0
-    if vn < 0.0 and abs(tau) * math.sqrt(rvw[1, 0] ** 2 + rvw[1, 1] ** 2) <= 5.0 * spacer:
+    speed = math.sqrt(rvw[1, 0] ** 2 + rvw[1, 1] ** 2)
+    if vn < 0.0 and abs(gap / vn) * speed <= MAX_REWIND * spacer:
+        tau = gap / vn
         rvw[0, 0] += tau * rvw[1, 0]
         rvw[0, 1] += tau * rvw[1, 1]
     else:
@@ -96,7 +99,7 @@ def kiss_line(rvw, p1x, p1y, nx, ny, R, spacer):
 @njit(cache=True)
 def kiss_circle(rvw, cx, cy, dist, spacer):
     """Move a ball back along its velocity to centre distance dist + spacer from (cx, cy);
-    radially instead when that would move it more than 5 spacers (a grazing ball)."""
+    radially instead when that would move it more than MAX_REWIND spacers (a grazing ball)."""
     dx, dy = rvw[0, 0] - cx, rvw[0, 1] - cy
     vx, vy = rvw[1, 0], rvw[1, 1]
     target = dist + spacer
@@ -111,7 +114,7 @@ def kiss_circle(rvw, cx, cy, dist, spacer):
         tau = t1 if abs(t1) < abs(t2) else t2
     else:
         tau = np.inf
-    if abs(tau) * math.sqrt(A) <= 5.0 * spacer:
+    if abs(tau) * math.sqrt(A) <= MAX_REWIND * spacer:
         rvw[0, 0] += tau * vx
         rvw[0, 1] += tau * vy
     else:
