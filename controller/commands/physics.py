@@ -1,4 +1,4 @@
-"""``cuerobot physics check-reference FILE`` and ``cuerobot bench physics``."""
+"""``cuerobot physics check-reference FILE``, ``cuerobot physics fuzz`` and ``cuerobot bench physics``."""
 from __future__ import annotations
 
 import json
@@ -25,6 +25,26 @@ def _check_reference(args) -> int:
     return 0 if not r["failed"] else 1
 
 
+def _fuzz(args) -> int:
+    from tqdm import tqdm
+
+    from planner.physics.engine import Simulator
+    from planner.physics.fuzz import fuzz
+    from planner.table_config import load_table_config
+
+    tc = load_table_config()
+    with tqdm(total=args.shots, desc="random shots", unit="shot") as bar:
+        bad = fuzz(Simulator(tc.table, tc.physics), args.shots, args.seed, progress=bar.update)
+    for case in bad:
+        print(f"BAD {case['what']}")
+    print(f"{bar.n} shots, seed {args.seed}: {len(bad)} final states the engine refuses")
+    if args.out and bad:
+        with open(args.out, "w") as f:
+            json.dump({"cases": bad}, f, indent=1)
+        print(f"cases written to {args.out}")
+    return 0 if not bad else 1
+
+
 def _bench(args) -> int:
     from planner.physics.bench import run_physics_bench
 
@@ -38,6 +58,11 @@ def register(sub) -> None:
     p.add_argument("file", help="reference JSON, e.g. ../shared/reference/physics_cases.json")
     p.add_argument("--json", action="store_true", help="print a JSON summary")
     p.set_defaults(func=_check_reference)
+    p = psub.add_parser("fuzz", help="random shots; report final states the engine would refuse")
+    p.add_argument("--shots", type=int, default=100_000, help="number of random shots")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--out", help="write the failing cases (start state, shot) to this JSON file")
+    p.set_defaults(func=_fuzz)
 
 
 def register_bench(bench_sub) -> None:

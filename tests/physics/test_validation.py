@@ -137,3 +137,12 @@ def test_settle_moves_only_shallow_cushion_overlaps_out_to_touching(sim):
     _settle(rvw, np.zeros(3, np.int64), lin, circ, R)
     np.testing.assert_allclose(rvw[0, 0, :2], [R + SPACER, 0.6], atol=1e-12)
     np.testing.assert_allclose(rvw[1:, 0, :2], [[R - 1e-3, 0.3], [0.5, 0.9]], atol=0)
+
+
+def test_fuzz_finds_no_refused_rest_positions(sim):
+    """A short run of the fuzzer (`cuerobot physics fuzz`): every final state is valid."""
+    from planner.physics.fuzz import fuzz
+
+    done = []
+    assert fuzz(sim, 2000, seed=7, progress=done.append) == []
+    assert sum(done) >= 2000
