@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from planner.jit import njit
 from planner.table import Table
 
 
@@ -94,23 +95,45 @@ class Aim:
 def aim_straight(cue: np.ndarray, obj: np.ndarray, target: np.ndarray, axis: np.ndarray, R: float) -> Aim:
     """Ghost-ball aim of ``obj`` at ``target`` from ``cue`` (all (2,) metres); ``axis`` the pocket's
     inward unit axis. Raises ValueError if cue is at the ghost position or obj at the target."""
-    cue, obj, target = (np.asarray(x, dtype=np.float64) for x in (cue, obj, target))
-    g = ghost_ball(obj, target, R)
-    to_pocket = target - obj
-    cue_path = g - cue
-    return Aim(ghost=g, phi=float(direction_deg(cue, g)), alpha=float(angle_between_deg(cue_path, to_pocket)),
-               d1=float(np.linalg.norm(to_pocket)), d2=float(np.linalg.norm(cue_path)),
-               beta=float(angle_between_deg(-to_pocket, axis)))
+    gx, gy, phi, alpha, d1, d2, beta = _aim(float(cue[0]), float(cue[1]), float(obj[0]), float(obj[1]),
+                                            float(target[0]), float(target[1]), float(axis[0]), float(axis[1]), R)
+    if d1 == 0.0 or d2 == 0.0:
+        raise ValueError("cannot take the direction of a zero-length vector")
+    return Aim(ghost=np.array([gx, gy]), phi=phi, alpha=alpha, d1=d1, d2=d2, beta=beta)
 
 
-def segment_clearance(p0: np.ndarray, p1: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """Distance from each point pts (N, 2) to the segment p0-p1 (capsule test) [m], shape (N,)."""
-    p0 = np.asarray(p0, dtype=np.float64)
-    d = np.asarray(p1, dtype=np.float64) - p0
-    L2 = float(d @ d)
-    rel = np.asarray(pts, dtype=np.float64).reshape(-1, 2) - p0
-    t = np.clip(rel @ d / L2, 0.0, 1.0) if L2 > 0 else np.zeros(len(rel))
-    return np.linalg.norm(rel - t[:, None] * d, axis=1)
+@njit(cache=True)
+def _aim(cx, cy, ox, oy, tx, ty, ax, ay, R):
+    """aim_straight on scalars: (ghost x, ghost y, phi, alpha, d1, d2, beta); d1 or d2 is 0 (and
+    the angles meaningless) when obj is at the target or cue at the ghost position."""
+    px, py = tx - ox, ty - oy
+    d1 = np.sqrt(px * px + py * py)
+    ux, uy = (px / d1, py / d1) if d1 > 0.0 else (0.0, 0.0)
+    gx, gy = ox - 2.0 * R * ux, oy - 2.0 * R * uy
+    qx, qy = gx - cx, gy - cy
+    d2 = np.sqrt(qx * qx + qy * qy)
+    phi = np.degrees(np.arctan2(qy, qx)) % 360.0
+    alpha = np.degrees(np.arccos(min(max((qx * ux + qy * uy) / max(d2, 1e-300), -1.0), 1.0)))
+    na = np.sqrt(ax * ax + ay * ay)
+    beta = np.degrees(np.arccos(min(max(-(ux * ax + uy * ay) / na, -1.0), 1.0)))
+    return gx, gy, phi, alpha, d1, d2, beta
+
+
+@njit(cache=True)
+def segment_blocked(p0x, p0y, p1x, p1y, pts, skip_a, skip_b, R):
+    """Whether a ball centre of ``pts`` (N, 2) [m], other than rows skip_a and skip_b (-1: none),
+    lies within 2R of the segment p0-p1 (the capsule test)."""
+    dx, dy = p1x - p0x, p1y - p0y
+    L2 = max(dx * dx + dy * dy, 1e-18)
+    for n in range(len(pts)):
+        if n == skip_a or n == skip_b:
+            continue
+        rx, ry = pts[n, 0] - p0x, pts[n, 1] - p0y
+        t = min(max((rx * dx + ry * dy) / L2, 0.0), 1.0)
+        gx, gy = rx - t * dx, ry - t * dy
+        if gx * gx + gy * gy < 4.0 * R * R:
+            return True
+    return False
 
 
 def reflect_across_rail(p: np.ndarray, table: Table, rail: str, R: float, e: float = 1.0) -> np.ndarray:

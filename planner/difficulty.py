@@ -26,6 +26,7 @@ import numpy as np
 
 from planner.aim import pocket_axes, pocket_targets
 from planner.execution import executable
+from planner.jit import njit
 from planner.parallel import parallel_map
 from planner.physics.engine import Simulator
 from planner.physics.params import PhysicsParams
@@ -138,14 +139,18 @@ class DifficultyTable:
     def lookup(self, side, alpha, d1, d2, beta) -> np.ndarray:
         """Multilinear interpolation, O(1) per shot; broadcasts. side: bool array (True = side
         pocket). Features outside the grid are clamped to its edge. Returns probabilities."""
-        side = np.asarray(side, dtype=bool)
         x = np.broadcast_arrays(np.asarray(alpha, float), np.asarray(d1, float),
-                                np.asarray(d2, float), np.asarray(beta, float), side)
-        out = np.empty(x[0].shape)
-        for kind, mask in (("corner", ~x[4]), ("side", x[4])):
-            if mask.any():
-                out[mask] = _interp(self.probs[kind], self.axes[kind], [v[mask] for v in x[:4]])
-        return out
+                                np.asarray(d2, float), np.asarray(beta, float), np.asarray(side, dtype=bool))
+        pts = np.ascontiguousarray(np.stack([v.ravel() for v in x[:4]], -1))
+        (pc, oc, sc), (ps, os_, ss) = (self.grid(k) for k in KINDS)
+        return interp_many(pc, oc, sc, ps, os_, ss, pts, np.ascontiguousarray(x[4].ravel())).reshape(x[0].shape)
+
+    def grid(self, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(values (n0, n1, n2, n3), origin (4,), step (4,)) of one pocket kind's uniform grid,
+        the form the compiled lookups (``interp4``) take."""
+        ax = self.axes[kind]
+        return (np.ascontiguousarray(self.probs[kind], dtype=np.float64), np.array([a[0] for a in ax], float),
+                np.array([a[1] - a[0] for a in ax], float))
 
     def save(self, directory: Path, name: str) -> Path:
         directory.mkdir(parents=True, exist_ok=True)
@@ -158,22 +163,39 @@ class DifficultyTable:
         return npz
 
 
-def _interp(values: np.ndarray, axes, pts) -> np.ndarray:
-    idx, frac = [], []
-    for a, p in zip(axes, pts):
-        f = np.clip((p - a[0]) / (a[1] - a[0]), 0.0, len(a) - 1.0)
-        i = np.minimum(np.floor(f).astype(np.int64), len(a) - 2)
-        idx.append(i)
-        frac.append(f - i)
-    out = np.zeros(pts[0].shape)
+@njit(cache=True)
+def interp4(values, origin, step, x0, x1, x2, x3):
+    """Multilinear interpolation of the 4-D grid ``values`` (origin, step: (4,)) at one point;
+    coordinates outside the grid are clamped to its edge."""
+    x = (x0, x1, x2, x3)
+    idx = np.empty(4, np.int64)
+    frac = np.empty(4)
+    for d in range(4):
+        n = values.shape[d]
+        f = min(max((x[d] - origin[d]) / step[d], 0.0), n - 1.0)
+        i = min(int(np.floor(f)), n - 2)
+        idx[d] = i
+        frac[d] = f - i
+    out = 0.0
     for corner in range(16):
-        w = np.ones(pts[0].shape)
-        ii = []
+        w = 1.0
         for d in range(4):
-            bit = (corner >> d) & 1
-            w = w * (frac[d] if bit else 1.0 - frac[d])
-            ii.append(idx[d] + bit)
-        out += w * values[tuple(ii)]
+            w *= frac[d] if (corner >> d) & 1 else 1.0 - frac[d]
+        if w != 0.0:
+            out += w * values[idx[0] + (corner & 1), idx[1] + ((corner >> 1) & 1),
+                              idx[2] + ((corner >> 2) & 1), idx[3] + ((corner >> 3) & 1)]
+    return out
+
+
+@njit(cache=True)
+def interp_many(corner, c_origin, c_step, side, s_origin, s_step, pts, is_side):
+    """interp4 at each row of ``pts`` (M, 4) in the side grid where ``is_side`` (M,), else the corner grid."""
+    out = np.empty(len(pts))
+    for m in range(len(pts)):
+        if is_side[m]:
+            out[m] = interp4(side, s_origin, s_step, pts[m, 0], pts[m, 1], pts[m, 2], pts[m, 3])
+        else:
+            out[m] = interp4(corner, c_origin, c_step, pts[m, 0], pts[m, 1], pts[m, 2], pts[m, 3])
     return out
 
 

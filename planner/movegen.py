@@ -18,13 +18,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from planner.aim import (RAILS, aim_straight, ghost_ball, pocket_axes, pocket_targets, reflect_across_rail,
-                         segment_clearance, unit)
+                         segment_blocked, unit)
 from planner.difficulty import BETA_MAX, DifficultyTable
 from planner.physics.engine import Simulator
 from planner.physics.params import PhysicsParams
 from planner.rules.game import CalledShot, GameState
 from planner.shot import ShotParams
 from planner.speed import min_speed
+from planner.straight_shots import straight_pairs
 from planner.state import CUE, TableState
 from planner.table import Table
 from planner.throw import ThrowTable, build_throw_table, is_right_cut
@@ -59,7 +60,9 @@ class CandidateShot:
 
 
 def _others(state: TableState, exclude: tuple[int, ...]) -> np.ndarray:
-    keep = ~np.isin(state.ids, exclude)
+    keep = state.ids != exclude[0]
+    for e in exclude[1:]:
+        keep &= state.ids != e
     return state.pos[keep]
 
 
@@ -70,17 +73,7 @@ def _targets_on_table(state: TableState, game: GameState):
 
 def path_clear(p0, p1, balls: np.ndarray, R: float) -> bool:
     """No ball centre in ``balls`` (N, 2) within 2R of the segment p0-p1."""
-    return len(balls) == 0 or bool(segment_clearance(p0, p1, balls).min() >= 2 * R)
-
-
-def _capsule_hits(p0: np.ndarray, p1: np.ndarray, pts: np.ndarray, R: float) -> np.ndarray:
-    """(..., N) bool: ball centre pts[n] lies within 2R of segment p0-p1; p0, p1 (..., 2)."""
-    d = p1 - p0
-    L2 = np.maximum(np.sum(d * d, -1), 1e-18)[..., None]
-    rel = pts - p0[..., None, :]                                          # (..., N, 2)
-    t = np.clip(np.sum(rel * d[..., None, :], -1) / L2, 0.0, 1.0)
-    gap = rel - t[..., None] * d[..., None, :]
-    return np.sum(gap * gap, -1) < (2 * R) ** 2
+    return not segment_blocked(float(p0[0]), float(p0[1]), float(p1[0]), float(p1[1]), balls, -1, -1, R)
 
 
 def on_table(p, table: Table, R: float) -> bool:
@@ -127,43 +120,25 @@ class MoveGenerator:
         self.axes = pocket_axes(table)
         self.side = np.array([k == "side" for k in table.pocket_kind])
         self.beta_max = np.array([BETA_MAX[k] for k in table.pocket_kind])
+        self._grids = (*difficulty.grid("corner"), *difficulty.grid("side"))
 
     # ---- probabilities only (evaluation) --------------------------------------------------
     def straight_probabilities(self, state: TableState, balls) -> dict[tuple[int, str], float]:
-        """{(ball, pocket id): p} of every possible straight-in shot on ``balls`` (vectorised;
-        the evaluation function's inner loop). Blocked or impossible shots are absent."""
-        R = self.params.R
-        if not state.has(CUE):
+        """{(ball, pocket id): p} of every possible straight-in shot on ``balls`` (compiled:
+        planner.straight_shots; the evaluation function's inner loop). Blocked or impossible
+        shots are absent."""
+        row_of = {int(i): r for r, i in enumerate(state.ids)}
+        if CUE not in row_of:
             return {}
-        cue = state.position(CUE)
-        balls = [int(b) for b in balls if state.has(b)]
+        balls = [int(b) for b in balls if b in row_of]
         if not balls:
             return {}
-        obj = np.array([state.position(b) for b in balls])            # (B, 2)
-        tgt = self.targets[None, :, :]                                 # (1, P, 2)
-        to_p = tgt - obj[:, None, :]                                   # (B, P, 2)
-        d1 = np.linalg.norm(to_p, axis=-1)
-        u = to_p / d1[..., None]
-        ghost = obj[:, None, :] - 2 * R * u
-        cpath = ghost - cue
-        d2 = np.linalg.norm(cpath, axis=-1)
-        cu = cpath / np.maximum(d2, 1e-12)[..., None]
-        alpha = np.degrees(np.arccos(np.clip(np.sum(cu * u, -1), -1, 1)))
-        beta = np.degrees(np.arccos(np.clip(np.sum(-u * self.axes[None], -1), -1, 1)))
-        ok = (alpha <= self.cfg.alpha_max) & (beta <= self.beta_max[None, :])
-        ok &= (ghost[..., 0] >= R) & (ghost[..., 0] <= self.table.width - R)
-        ok &= (ghost[..., 1] >= R) & (ghost[..., 1] <= self.table.length - R)
-        # capsule tests against every other ball, all (ball, pocket) pairs at once
-        bidx = np.array([int(np.flatnonzero(state.ids == b)[0]) for b in balls])
-        self_mask = np.arange(len(state.ids))[None, :] == bidx[:, None]              # (B, N)
-        obj_block = _capsule_hits(obj[:, None, :], np.broadcast_to(tgt, to_p.shape), state.pos, R)
-        obj_block &= ~self_mask[:, None, :]
-        cue_block = _capsule_hits(np.broadcast_to(cue, ghost.shape), ghost, state.pos, R)
-        cue_block &= ~(self_mask | (state.ids == CUE)[None, :])[:, None, :]
-        ok &= ~obj_block.any(-1) & ~cue_block.any(-1)
-        p = self.difficulty.lookup(np.broadcast_to(self.side[None, :], ok.shape), alpha, d1, d2, beta)
-        return {(b, self.table.pocket_ids[k]): float(p[bi, k])
-                for bi, b in enumerate(balls) for k in np.flatnonzero(ok[bi])}
+        rows = np.array([row_of[b] for b in balls], dtype=np.int64)
+        p = straight_pairs(state.pos, row_of[CUE], rows, self.targets, self.axes, self.side, self.beta_max,
+                           self.params.R, self.table.width, self.table.length, self.cfg.alpha_max, *self._grids)
+        bi, k = np.nonzero(~np.isnan(p))
+        pids = self.table.pocket_ids
+        return {(balls[i], pids[j]): v for i, j, v in zip(bi.tolist(), k.tolist(), p[bi, k].tolist())}
 
     # ---- full candidates ------------------------------------------------------------------
     def _variants(self, cue, phi, alpha, d1, d2, others, call, kind, p,

@@ -56,8 +56,12 @@ class TableState:
     def has(self, ball_id: int) -> bool:
         return bool(np.any(self.ids == ball_id))
 
-    def position(self, ball_id: int) -> np.ndarray:
+    def row(self, ball_id: int) -> int:
+        """Index of ``ball_id`` in ids and pos; raises KeyError if it is not on the table."""
         idx = np.flatnonzero(self.ids == ball_id)
         if idx.size == 0:
             raise KeyError(f"ball {ball_id} is not on the table")
-        return self.pos[idx[0]]
+        return int(idx[0])
+
+    def position(self, ball_id: int) -> np.ndarray:
+        return self.pos[self.row(ball_id)]

@@ -85,9 +85,15 @@ def referee(state: GameState, call: CalledShot | None, events: EventLog, *,
     names an unknown pocket or a ball that is not a legal target, or the events name a ball
     that was not in play.
     """
+    return rule(state, call, read_shot(events, tuple(pocket_ids), off_table), pocket_ids=pocket_ids)
+
+
+def rule(state: GameState, call: CalledShot | None, facts: ShotFacts, *,
+         pocket_ids: tuple[str, ...] = POCKET_IDS) -> tuple[GameState, Outcome]:
+    """``referee`` on the facts of a shot already read from its event log (planner.rules.facts);
+    same contract. Pure."""
     if state.is_over:
         raise ValueError(f"the rack is over (player {state.winner} won); start a new rack")
-    facts = read_shot(events, tuple(pocket_ids), off_table)
     _check_balls_in_play(state, facts)
     if state.is_break:
         if call is not None:

@@ -1,9 +1,9 @@
 """What every search needs: the simulator, move generator and settings (SearchContext), the
 referee's ruling on simulated shots, and the scored result a search returns.
 
-Batch simulations carry no event log; ``batch_events`` rebuilds the part of one the referee
-reads (first contact, a cushion after it, the pockets) so that every ruling comes from
-planner.rules.referee and nowhere else.
+Batch simulations carry no event log; ``batch_facts`` reads from a batch the facts the referee
+rules on (first contact, a cushion after it, the pockets; planner.rules.facts) so that every
+ruling comes from planner.rules.eightball and nowhere else.
 """
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from planner.evaluate import evaluate
 from planner.movegen import CandidateShot, MoveGenerator
 from planner.execution import executable
 from planner.physics.engine import BatchResult, Simulator
-from planner.physics.eventlog import EV_BALL_BALL, EV_LINEAR_CUSHION, EV_POCKET, EV_STICK, EventLog
 from planner.physics.motion import POCKETED
 from planner.planner_config import SearchConfig
-from planner.rules.eightball import Outcome, referee
+from planner.rules.eightball import Outcome, rule
+from planner.rules.facts import ShotFacts
 from planner.rules.game import GameState
 from planner.shot import ErrorModel
 from planner.state import CUE, EIGHT, SOLIDS, STRIPES, TableState
@@ -52,23 +52,15 @@ class Scored:
     value: float
 
 
-def batch_events(batch: BatchResult, i: int) -> EventLog:
-    """The referee-relevant events of shot ``i`` of a batch: the strike, the cue ball's first
-    contact, a cushion after it if any ball touched one, then every pocket drop."""
-    kinds, a, b = [EV_STICK], [CUE], [-1]
-    if batch.first_hit[i] >= 0:
-        kinds.append(EV_BALL_BALL)
-        a.append(CUE)
-        b.append(int(batch.first_hit[i]))
-        if batch.cushions_after_hit[i] > 0:
-            kinds.append(EV_LINEAR_CUSHION)
-            a.append(CUE)
-            b.append(0)
-    for j in np.flatnonzero(batch.pocket[i] >= 0):
-        kinds.append(EV_POCKET)
-        a.append(int(batch.ids[j]))
-        b.append(int(batch.pocket[i, j]))
-    return EventLog.from_lists(kinds, np.arange(len(kinds)) * 1e-3, a, b)
+def batch_facts(batch: BatchResult, i: int, pocket_ids: tuple[str, ...]) -> ShotFacts:
+    """The referee-relevant facts of shot ``i`` of a batch: the cue ball's first contact, whether
+    a ball touched a cushion after it, and every pocket drop (in ball order). A batch does not
+    record which balls reached a rail, so these facts suit any shot but the break."""
+    first = int(batch.first_hit[i])
+    drops = np.flatnonzero(batch.pocket[i] >= 0)
+    return ShotFacts(first if first >= 0 else None, bool(first >= 0 and batch.cushions_after_hit[i] > 0),
+                     frozenset(), tuple((int(batch.ids[j]), pocket_ids[int(batch.pocket[i, j])]) for j in drops),
+                     frozenset())
 
 
 def batch_state(batch: BatchResult, i: int) -> TableState:
@@ -90,7 +82,7 @@ def play_samples(ctx: SearchContext, state: TableState, game: GameState, cand: C
     pids = ctx.sim.table.pocket_ids
     out = []
     for i in range(len(shots)):
-        g, o = referee(game, cand.call, batch_events(batch, i), pocket_ids=pids)
+        g, o = rule(game, cand.call, batch_facts(batch, i, pids), pocket_ids=pids)
         out.append((batch_state(batch, i), g, o))
     return out
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from planner.aim import (aim_straight, ghost_ball, pocket_axes, pocket_targets, reflect_across_rail,
-                         segment_clearance)
+                         segment_blocked)
 from planner.shot import ShotParams
 from planner.state import TableState
 
@@ -56,8 +56,12 @@ def test_mirror_image_and_capsule_distance(table_config):
     p = np.array([0.3, 0.9])
     np.testing.assert_allclose(reflect_across_rail(p, t, "left", R), [2 * R - 0.3, 0.9])
     np.testing.assert_allclose(reflect_across_rail(reflect_across_rail(p, t, "foot", R), t, "foot", R), p)
-    d = segment_clearance([0, 0], [1, 0], np.array([[0.5, 0.2], [2.0, 0.0], [-1.0, -1.0]]))
-    np.testing.assert_allclose(d, [0.2, 1.0, np.sqrt(2)])
+    # centres 0.2, 1.0 and sqrt(2) m from the segment (0, 0)-(1, 0): blocked when closer than 2R
+    pts = np.array([[0.5, 0.2], [2.0, 0.0], [-1.0, -1.0]])
+    assert segment_blocked(0.0, 0.0, 1.0, 0.0, pts, -1, -1, 0.105)
+    assert not segment_blocked(0.0, 0.0, 1.0, 0.0, pts, -1, -1, 0.095)
+    assert not segment_blocked(0.0, 0.0, 1.0, 0.0, pts, 0, -1, 0.45)       # row 0 skipped
+    assert segment_blocked(0.0, 0.0, 1.0, 0.0, pts, 0, -1, 0.55)
 
 
 @pytest.mark.parametrize("pocket,cut", [("lb", 0.0), ("lb", 20.0), ("rc", 0.0), ("rc", 15.0)])

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from planner.rules.eightball import referee
+from planner.rules.eightball import referee, rule
 from planner.rules.game import GameState, InHand
-from planner.search.common import batch_events
+from planner.search.common import batch_facts
 from planner.shot import ErrorModel, ShotParams
 from planner.state import TableState
 
@@ -35,7 +35,7 @@ def test_batch_rulings_match_the_referee_on_full_event_logs(sim):
     for i, row in enumerate(rows):
         full = sim.simulate(EASY_HARD, ShotParams.from_array(row))
         g1, o1 = referee(SOLIDS_P0, call, full.events, pocket_ids=sim.table.pocket_ids)
-        g2, o2 = referee(SOLIDS_P0, call, batch_events(batch, i), pocket_ids=sim.table.pocket_ids)
+        g2, o2 = rule(SOLIDS_P0, call, batch_facts(batch, i, sim.table.pocket_ids), pocket_ids=sim.table.pocket_ids)
         assert (g1, o1.reason, o1.fouls, set(o1.pocketed)) == (g2, o2.reason, o2.fouls, set(o2.pocketed))
         reasons.add(o1.reason)
     assert len(reasons) >= 2       # the sample covers more than one ruling
