@@ -12,6 +12,7 @@ the foot rail) as is free (WPA 1.4).
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -77,6 +78,11 @@ class GameRecord:
                 ok = not s.fouls and (nxt is None or not nxt.turn_continues)
                 ss[0] += int(ok)
         return {"sis": sis, "ss": ss, "decision_s": [s.decision_s for s in self.shots if s.player == player]}
+
+    def to_json(self) -> dict:
+        """The record as JSON-ready data: players, seed, winner and every shot's fields."""
+        return {"players": list(self.players), "seed": self.seed, "winner": self.winner,
+                "shots": [dataclasses.asdict(s) for s in self.shots]}
 
 
 def spot_ball(state: TableState, ball: int, table: Table, R: float) -> TableState:
@@ -146,13 +152,16 @@ def _game_job(args):
 
 
 def run_match(a: str, b: str, games: int, noise: str = "high", seed: int = 0, workers: int = 1,
-              max_shots: int = MAX_SHOTS, progress=None) -> dict:
+              max_shots: int = MAX_SHOTS, progress=None,
+              on_game: Callable[[GameRecord], None] | None = None) -> dict:
     """Play ``games`` racks between planners ``a`` and ``b`` (by name), alternating the break
-    (A breaks the even games). Returns {'wins': {'A': n, 'B': n, 'none': n}, 'sis': {'A': [s, a],
-    'B': [s, a]}, 'ss': {...}, 'decision_s': {'A': median, 'B': median}, 'games': [GameRecord]}."""
+    (A breaks the even games); ``on_game(record)`` is called as each game finishes. Returns
+    {'wins': {'A': n, 'B': n, 'none': n}, 'sis': {'A': [s, a], 'B': [s, a]}, 'ss': {...},
+    'decision_s': {'A': median, 'B': median}, 'games': [GameRecord]}."""
     make_planner(a, noise)          # build or check the difficulty table once, before the workers
     jobs = [(a, b, seed + 1000 * g, noise, g % 2 == 1, max_shots) for g in range(games)]
-    results = parallel_map(_game_job, jobs, workers, progress, ordered=False)
+    results = parallel_map(_game_job, jobs, workers, progress, ordered=False,
+                           on_result=None if on_game is None else (lambda r: on_game(r[1])))
     wins = {"A": 0, "B": 0, "none": 0}
     sis = {"A": [0, 0], "B": [0, 0]}
     ss = {"A": [0, 0], "B": [0, 0]}

@@ -187,7 +187,7 @@ class MoveGenerator:
             for k, pid in enumerate(t.pocket_ids):
                 for rail in RAILS:
                     img = reflect_across_rail(self.targets[k], t, rail, R, self.params.e_c)
-                    hit = _rail_point(obj, img, t, rail, R)
+                    hit = rail_point(obj, img, t, rail, R)
                     if hit is None:
                         continue
                     aim = aim_straight(cue, obj, img, self.axes[k], R)
@@ -218,7 +218,7 @@ class MoveGenerator:
                     continue
                 for rail in RAILS:
                     img = reflect_across_rail(g, t, rail, R, self.params.e_c)
-                    hit = _rail_point(cue, img, t, rail, R)
+                    hit = rail_point(cue, img, t, rail, R)
                     if hit is None or not (path_clear(cue, hit, rest, R) and path_clear(hit, g, rest, R)):
                         continue
                     aim = aim_straight(hit, obj, self.targets[k], self.axes[k], R)
@@ -274,7 +274,7 @@ class MoveGenerator:
         return out
 
 
-def _rail_point(frm: np.ndarray, img: np.ndarray, table: Table, rail: str, R: float):
+def rail_point(frm: np.ndarray, img: np.ndarray, table: Table, rail: str, R: float):
     """Where the segment from ``frm`` to the mirror image ``img`` crosses the rail's ball-centre
     line, or None if it does not cross it inside the playable part of that rail."""
     comp, line = {"left": (0, R), "right": (0, table.width - R),

@@ -5,14 +5,20 @@ from collections.abc import Callable, Iterable
 
 
 def parallel_map(fn: Callable, jobs: list, workers: int = 1, progress: Callable | None = None,
-                 ordered: bool = True) -> list:
+                 ordered: bool = True, on_result: Callable | None = None) -> list:
     """[fn(job) for job in jobs], in ``workers`` spawned processes when workers > 1.
 
     progress(iterator, total) may wrap the result stream (e.g. a tqdm bar). With
-    ordered=False results come back as they finish.
+    ordered=False results come back as they finish. on_result(result) is called on each result
+    as it arrives (e.g. to save it before the next one finishes).
     """
     def run(it: Iterable) -> list:
-        return list(progress(it, len(jobs)) if progress else it)
+        out = []
+        for r in (progress(it, len(jobs)) if progress else it):
+            if on_result is not None:
+                on_result(r)
+            out.append(r)
+        return out
 
     if workers <= 1:
         return run(map(fn, jobs))

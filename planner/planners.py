@@ -7,18 +7,21 @@ Sections 3-4), and a factory by name.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
 from planner.difficulty import DifficultyTable, load_or_build
-from planner.movegen import CandidateShot, MoveGenerator, min_elevation, path_clear
+from planner.aim import RAILS, reflect_across_rail
+from planner.movegen import CandidateShot, MoveGenerator, min_elevation, path_clear, rail_point
 from planner.physics.engine import Simulator
 from planner.planner_config import PlannerConfig, SearchConfig, load_planner_config
 from planner.rules.game import CalledShot, GameState, InHand
 from planner.search import greedy, montecarlo, probabilistic
-from planner.search.common import Scored, SearchContext, opponent_value, play_samples
+from planner.rules.eightball import rule
+from planner.search.common import Scored, SearchContext, batch_facts, opponent_value, play_samples
 from planner.shot import PRESETS, ErrorModel, ShotParams
 from planner.state import CUE, TableState
 from planner.table_config import TableConfig, load_table_config
@@ -26,6 +29,8 @@ from planner.table_config import TableConfig, load_table_config
 SEARCHES = {"greedy": greedy, "prob": probabilistic, "mc": montecarlo}   # modules: search(), SAMPLED
 SAFETY_SPEEDS = (0.5, 0.9, 1.4)               # cue speeds tried for safeties [m/s]
 SAFETY_OFFSETS = (-1.5, -0.75, 0.0, 0.75, 1.5)  # aim offsets from the object ball's centre [R]
+KICK_SAFETY_SPEEDS = (1.2, 2.0, 3.0)           # cue speeds tried for one-rail kick safeties [m/s]
+KICK_AIM_SPREAD = np.linspace(-4.0, 4.0, 33)   # aim offsets simulated to correct a kick safety [deg]
 IN_HAND_KEEP = 3                              # placements searched after the quick evaluation
 
 
@@ -157,7 +162,8 @@ class Planner:
     # ---- safeties ---------------------------------------------------------------------------
     def safety_candidates(self, state: TableState, game: GameState, kitchen: bool) -> list[CandidateShot]:
         """Soft shots that hit a legal ball first: aimed at offsets of each reachable legal ball,
-        nearest balls first, at most ``safety_candidates``."""
+        nearest balls first, at most ``safety_candidates``; when no legal ball can be hit
+        directly, one-rail kicks at each legal ball (``kick_safeties``)."""
         R, t = self.params.R, self.table
         cue = state.position(CUE)
         balls = [b for b in game.legal_targets() if state.has(b)
@@ -172,18 +178,64 @@ class Planner:
             for off in SAFETY_OFFSETS:
                 aim = obj + off * R * normal
                 contact = obj + (off * R / 2) * normal - u * np.sqrt(max(4 * R * R - (off * R) ** 2, 0.0))
-                if not path_clear(cue, contact, rest, R):
-                    continue
-                phi = float(np.degrees(np.arctan2(aim[1] - cue[1], aim[0] - cue[0])))
-                theta = min_elevation(cue, phi, state.pos[state.ids != CUE], t, self.params,
-                                      self.cfg.movegen.theta_min)
-                if theta > self.cfg.movegen.theta_max:
-                    continue
-                for V in SAFETY_SPEEDS:
-                    out.append(CandidateShot(ShotParams(phi, theta, V), CalledShot.safe(), "safety", 0.0))
+                if path_clear(cue, contact, rest, R):
+                    out += self._soft_shots(state, cue, aim, SAFETY_SPEEDS)
             if len(out) >= self.cfg.search.safety_candidates:
                 break
-        return out[:self.cfg.search.safety_candidates]
+        return out[:self.cfg.search.safety_candidates] or self.kick_safeties(state, game, balls)
+
+    def kick_safeties(self, state: TableState, game: GameState, balls: list[int]) -> list[CandidateShot]:
+        """One-rail kicks at each of ``balls``, for when no legal ball can be hit directly. The
+        rail image (scaled by the cushion restitution, as movegen's kicks) gives a first aim;
+        spin and cloth friction bend the real rebound, so the aim is corrected by simulation:
+        the nominal shot is played at KICK_AIM_SPREAD offsets around it and the centre of the
+        widest run of offsets that the referee finds foul-free is kept, per speed."""
+        R, t = self.params.R, self.table
+        cue = state.position(CUE)
+        out = []
+        for b in balls:
+            obj = state.position(b)
+            rest = state.pos[(state.ids != CUE) & (state.ids != b)]
+            for rail in RAILS:
+                img = reflect_across_rail(obj, t, rail, R, self.params.e_c)
+                hit = rail_point(cue, img, t, rail, R)
+                if hit is None or not (path_clear(cue, hit, rest, R) and path_clear(hit, obj, rest, R)):
+                    continue
+                for c in self._soft_shots(state, cue, img, KICK_SAFETY_SPEEDS):
+                    phi = self._clean_aim(state, game, c.shot)
+                    if phi is not None:
+                        out.append(dataclasses.replace(c, shot=dataclasses.replace(c.shot, phi=phi)))
+        return out
+
+    def _clean_aim(self, state: TableState, game: GameState, shot: ShotParams) -> float | None:
+        """The centre of the widest run of foul-free aims among shot.phi + KICK_AIM_SPREAD
+        (nominal simulations refereed as a safety), or None if every one fouls."""
+        phis = shot.phi + KICK_AIM_SPREAD
+        rows = np.repeat(shot.as_array()[None, :], len(phis), axis=0)
+        rows[:, 0] = phis
+        batch = self.ctx.sim.simulate_batch(state, rows)
+        pids = self.table.pocket_ids
+        ok = [not rule(game, CalledShot.safe(), batch_facts(batch, i, pids), pocket_ids=pids)[1].fouls
+              for i in range(len(phis))]
+        best, run, start = (0, 0), 0, 0
+        for i, good in enumerate(ok + [False]):
+            if good:
+                start, run = (i, run + 1) if run == 0 else (start, run + 1)
+            elif run:
+                best, run = max(best, (run, start)), 0
+        if best[0] == 0:
+            return None
+        return float(phis[best[1] + (best[0] - 1) // 2])
+
+    def _soft_shots(self, state: TableState, cue: np.ndarray, aim: np.ndarray, speeds) -> list[CandidateShot]:
+        """Safety candidates from ``cue`` towards the point ``aim`` at each of ``speeds`` [m/s],
+        at the least elevation that clears (none above theta_max)."""
+        phi = float(np.degrees(np.arctan2(aim[1] - cue[1], aim[0] - cue[0])))
+        theta = min_elevation(cue, phi, state.pos[state.ids != CUE], self.table, self.params,
+                              self.cfg.movegen.theta_min)
+        if theta > self.cfg.movegen.theta_max:
+            return []
+        return [CandidateShot(ShotParams(phi, theta, V), CalledShot.safe(), "safety", 0.0) for V in speeds]
 
     def _safety(self, state: TableState, game: GameState, kitchen: bool):
         """(candidate, mean opponent value) of the safety that leaves the opponent least, or None.

@@ -38,3 +38,27 @@ def test_perturbed_theta_never_below_horizontal():
     # the other parameters keep their zero-mean noise
     assert abs(rows[:, 0].mean() - 90.0) < 4 * E_HIGH.phi / np.sqrt(2000)
     assert rows[:, 0].std() == pytest.approx(E_HIGH.phi, rel=0.1)
+
+
+def test_match_records_every_game_as_a_json_line(tmp_path):
+    import json
+
+    rec_file = tmp_path / "games.jsonl"
+    out = cli("match", "greedy", "greedy", "--games", "2", "--seed", "5", "--json", "--records", str(rec_file))
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout.splitlines()[-1])
+    games = [json.loads(line) for line in rec_file.read_text().splitlines()]
+    assert len(games) == 2 and sorted(g["seed"] for g in games) == [5, 1005]
+    # the printed table follows from the saved shots: A breaks the even game (seed 5)
+    wins, sis = {"A": 0, "B": 0}, {"A": [0, 0], "B": [0, 0]}
+    for g in games:
+        a_is = 0 if g["seed"] == 5 else 1
+        label = {a_is: "A", 1 - a_is: "B"}
+        if g["winner"] is not None:
+            wins[label[g["winner"]]] += 1
+        for s in g["shots"]:
+            if s["kind"] == "straight":
+                sis[label[s["player"]]][1] += 1
+                sis[label[s["player"]]][0] += int(s["called_made"] and (s["turn_continues"] or s["reason"] == "win"))
+    assert {k: summary["wins"][k] for k in ("A", "B")} == wins
+    assert summary["sis"] == sis

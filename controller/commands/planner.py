@@ -17,8 +17,18 @@ def _bar(desc: str, quiet: bool):
 def _match(args) -> int:
     from planner.match import run_match
 
-    r = run_match(args.a, args.b, args.games, args.noise, args.seed, args.workers,
-                  progress=_bar("games", args.json))
+    records = open(args.records, "a", encoding="utf-8") if args.records else None
+
+    def save(rec) -> None:          # one JSON line per game, flushed as it finishes
+        records.write(json.dumps(rec.to_json()) + "\n")
+        records.flush()
+
+    try:
+        r = run_match(args.a, args.b, args.games, args.noise, args.seed, args.workers,
+                      progress=_bar("games", args.json), on_game=save if records else None)
+    finally:
+        if records:
+            records.close()
     if args.json:
         print(json.dumps({k: r[k] for k in ("wins", "sis", "ss", "decision_s")}))
         return 0
@@ -68,6 +78,8 @@ def register(sub) -> None:
     m.add_argument("--noise", choices=NOISES, default="high")
     m.add_argument("--seed", type=int, default=0)
     m.add_argument("--workers", type=int, default=1)
+    m.add_argument("--records", metavar="FILE",
+                   help="append each finished game (every shot, ruling and decision time) to FILE as a JSON line")
     m.add_argument("--json", action="store_true")
     m.set_defaults(func=_match)
     t = sub.add_parser("tables", help="shot-difficulty tables")

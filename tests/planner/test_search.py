@@ -5,10 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from planner.aim import reflect_across_rail
 from planner.rules.eightball import referee, rule
-from planner.rules.game import GameState, InHand
+from planner.rules.game import CalledShot, GameState, InHand
 from planner.search.common import batch_facts
-from planner.shot import ErrorModel, ShotParams
+from planner.shot import E_LOW, ErrorModel, ShotParams
 from planner.state import TableState
 
 R = 0.028575
@@ -29,7 +30,6 @@ def test_batch_rulings_match_the_referee_on_full_event_logs(sim):
     shot = ShotParams(225.0, 0.0, 1.2)
     rows = ErrorModel(phi=4.0, theta=0.0, V=0.3, a=0.0, b=0.0).perturb(shot, rng, 12)
     batch = sim.simulate_batch(EASY_HARD, rows)
-    from planner.rules.game import CalledShot
     call = CalledShot.shot(1, "lb")
     reasons = set()
     for i, row in enumerate(rows):
@@ -61,3 +61,32 @@ def test_break_ball_in_hand_and_safety(make, table_config):
     g = GameState(frozenset({1, 8, 9, 10}), 0, ("solid", "stripe"))
     d = pl.choose(hidden, g)
     assert d.kind in ("safety", "bank", "kick", "combo", "fallback")
+
+
+
+def test_kick_safeties_reach_a_legal_ball_hidden_behind_a_wall(make, sim):
+    pl = make("greedy")
+    pids = sim.table.pocket_ids
+    # ball 1, the only legal ball, straight behind three stripes: no direct line from the cue ball
+    st = TableState([0, 1, 9, 10, 11, 8], [[0.6, 0.5], [0.6, 1.5], [0.54, 1.0], [0.6, 1.0], [0.66, 1.0], [1.0, 2.2]])
+    g = GameState(frozenset({1, 8, 9, 10, 11}), 0, ("solid", "stripe"))
+    cands = pl.safety_candidates(st, g, False)
+    assert len(cands) >= 3 and cands == pl.kick_safeties(st, g, [1])
+
+    def clean_fraction(rows):
+        batch = sim.simulate_batch(st, rows)
+        return np.mean([not rule(g, CalledShot.safe(), batch_facts(batch, i, pids), pocket_ids=pids)[1].fouls
+                        for i in range(len(rows))])
+
+    rng = np.random.default_rng(2)
+    for c in cands:
+        # the simulated aim correction keeps the kick legal under the low error model
+        assert clean_fraction(E_LOW.perturb(c.shot, rng, 40)) >= 0.8
+    # the uncorrected rail-image aims (left and right rails) mostly foul: the correction matters
+    cue, obj = st.position(0), st.position(1)
+    naive = []
+    for rail in ("left", "right"):
+        img = reflect_across_rail(obj, sim.table, rail, R, sim.params.e_c)
+        phi = float(np.degrees(np.arctan2(*(img - cue)[::-1])))
+        naive += [ShotParams(phi, 0.0, V).as_array() for V in (1.2, 2.0, 3.0)]
+    assert clean_fraction(np.array(naive)) <= 0.5
