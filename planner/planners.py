@@ -31,6 +31,8 @@ SAFETY_SPEEDS = (0.5, 0.9, 1.4)               # cue speeds tried for safeties [m
 SAFETY_OFFSETS = (-1.5, -0.75, 0.0, 0.75, 1.5)  # aim offsets from the object ball's centre [R]
 KICK_SAFETY_SPEEDS = (1.2, 2.0, 3.0)           # cue speeds tried for one-rail kick safeties [m/s]
 KICK_AIM_SPREAD = np.linspace(-4.0, 4.0, 33)   # aim offsets simulated to correct a kick safety [deg]
+FAN_STEP = 1.0                                 # direction step of the last-resort safety fan [deg]
+FAN_SPEEDS = (1.5, 3.0)                        # cue speeds of the safety fan [m/s]
 IN_HAND_KEEP = 3                              # placements searched after the quick evaluation
 
 
@@ -163,7 +165,9 @@ class Planner:
     def safety_candidates(self, state: TableState, game: GameState, kitchen: bool) -> list[CandidateShot]:
         """Soft shots that hit a legal ball first: aimed at offsets of each reachable legal ball,
         nearest balls first, at most ``safety_candidates``; when no legal ball can be hit
-        directly, one-rail kicks at each legal ball (``kick_safeties``)."""
+        directly, one-rail kicks at each legal ball (``kick_safeties``); when none of those is
+        foul-free either, and the cue ball is not in the kitchen, a fan of directions
+        (``fan_safeties``)."""
         R, t = self.params.R, self.table
         cue = state.position(CUE)
         balls = [b for b in game.legal_targets() if state.has(b)
@@ -182,7 +186,8 @@ class Planner:
                     out += self._soft_shots(state, cue, aim, SAFETY_SPEEDS)
             if len(out) >= self.cfg.search.safety_candidates:
                 break
-        return out[:self.cfg.search.safety_candidates] or self.kick_safeties(state, game, balls)
+        return (out[:self.cfg.search.safety_candidates] or self.kick_safeties(state, game, balls)
+                or ([] if kitchen else self.fan_safeties(state, game)))
 
     def kick_safeties(self, state: TableState, game: GameState, balls: list[int]) -> list[CandidateShot]:
         """One-rail kicks at each of ``balls``, for when no legal ball can be hit directly. The
@@ -202,30 +207,43 @@ class Planner:
                 if hit is None or not (path_clear(cue, hit, rest, R) and path_clear(hit, obj, rest, R)):
                     continue
                 for c in self._soft_shots(state, cue, img, KICK_SAFETY_SPEEDS):
-                    phi = self._clean_aim(state, game, c.shot)
-                    if phi is not None:
-                        out.append(dataclasses.replace(c, shot=dataclasses.replace(c.shot, phi=phi)))
+                    aims = [dataclasses.replace(c, shot=dataclasses.replace(c.shot, phi=c.shot.phi + d))
+                            for d in KICK_AIM_SPREAD]
+                    out += self._clean_runs(state, game, aims)[:1]
         return out
 
-    def _clean_aim(self, state: TableState, game: GameState, shot: ShotParams) -> float | None:
-        """The centre of the widest run of foul-free aims among shot.phi + KICK_AIM_SPREAD
-        (nominal simulations refereed as a safety), or None if every one fouls."""
-        phis = shot.phi + KICK_AIM_SPREAD
-        rows = np.repeat(shot.as_array()[None, :], len(phis), axis=0)
-        rows[:, 0] = phis
-        batch = self.ctx.sim.simulate_batch(state, rows)
+    def fan_safeties(self, state: TableState, game: GameState) -> list[CandidateShot]:
+        """The last resort before the fallback roll: the cue ball sent every FAN_STEP degrees at
+        each of FAN_SPEEDS (nominal, at the least elevation that clears), one candidate at the
+        centre of each foul-free run of directions, widest runs first, at most
+        ``safety_candidates``."""
+        cue = state.position(CUE)
+        found = []
+        for V in FAN_SPEEDS:
+            fan = [c for phi in np.radians(np.arange(0.0, 360.0, FAN_STEP))
+                   for c in self._soft_shots(state, cue, cue + np.array([np.cos(phi), np.sin(phi)]), (V,))]
+            found += self._clean_runs(state, game, fan)
+        return found[:self.cfg.search.safety_candidates]
+
+    def _clean_runs(self, state: TableState, game: GameState, cands: list[CandidateShot]) -> list[CandidateShot]:
+        """``cands`` (neighbours in order, e.g. increasing aim) played as aimed in one batch and
+        refereed as safeties: the middle candidate of every run of consecutive foul-free ones,
+        widest run first (empty if every one fouls)."""
+        if not cands:
+            return []
+        batch = self.ctx.sim.simulate_batch(state, np.array([c.shot.as_array() for c in cands]))
         pids = self.table.pocket_ids
         ok = [not rule(game, CalledShot.safe(), batch_facts(batch, i, pids), pocket_ids=pids)[1].fouls
-              for i in range(len(phis))]
-        best, run, start = (0, 0), 0, 0
+              for i in range(len(cands))]
+        runs, start = [], None
         for i, good in enumerate(ok + [False]):
-            if good:
-                start, run = (i, run + 1) if run == 0 else (start, run + 1)
-            elif run:
-                best, run = max(best, (run, start)), 0
-        if best[0] == 0:
-            return None
-        return float(phis[best[1] + (best[0] - 1) // 2])
+            if good and start is None:
+                start = i
+            elif not good and start is not None:
+                runs.append((i - start, start))
+                start = None
+        runs.sort(key=lambda r: -r[0])
+        return [cands[s0 + (n - 1) // 2] for n, s0 in runs]
 
     def _soft_shots(self, state: TableState, cue: np.ndarray, aim: np.ndarray, speeds) -> list[CandidateShot]:
         """Safety candidates from ``cue`` towards the point ``aim`` at each of ``speeds`` [m/s],

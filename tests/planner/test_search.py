@@ -90,3 +90,17 @@ def test_kick_safeties_reach_a_legal_ball_hidden_behind_a_wall(make, sim):
         phi = float(np.degrees(np.arctan2(*(img - cue)[::-1])))
         naive += [ShotParams(phi, 0.0, V).as_array() for V in (1.2, 2.0, 3.0)]
     assert clean_fraction(np.array(naive)) <= 0.5
+
+
+def test_fan_safeties_are_foul_free_under_small_noise(make, sim):
+    pl = make("greedy")
+    pids = sim.table.pocket_ids
+    st = TableState([0, 1, 9, 10, 11, 8], [[0.6, 0.5], [0.6, 1.5], [0.54, 1.0], [0.6, 1.0], [0.66, 1.0], [1.0, 2.2]])
+    g = GameState(frozenset({1, 8, 9, 10, 11}), 0, ("solid", "stripe"))
+    fan = pl.fan_safeties(st, g)
+    assert 0 < len(fan) <= pl.cfg.search.safety_candidates
+    rows = E_LOW.perturb(fan[0].shot, np.random.default_rng(3), 40)    # the widest run's centre
+    batch = sim.simulate_batch(st, rows)
+    clean = [not rule(g, CalledShot.safe(), batch_facts(batch, i, pids), pocket_ids=pids)[1].fouls
+             for i in range(len(rows))]
+    assert np.mean(clean) >= 0.8
