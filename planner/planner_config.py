@@ -18,8 +18,6 @@ class SearchConfig:
     ply: int = 2
     breadth: int = 4
     breadth_deep: int = 2
-    refine_top: int = 0
-    refine_rounds: int = 0
     time_budget: float = 5.0
     cutoff_slack: float = 0.25
     safety_candidates: int = 24
@@ -83,8 +81,6 @@ def parse_planner_config(root: Section) -> PlannerConfig:
         ply=se.integer("ply", "an integer in 1..3", lo=1, hi=3),
         breadth=se.integer("breadth", "an integer >= 1", lo=1),
         breadth_deep=se.integer("breadth_deep", "an integer >= 1", lo=1),
-        refine_top=se.integer("refine_top", "an integer >= 0", lo=0),
-        refine_rounds=se.integer("refine_rounds", "an integer >= 0", lo=0),
         time_budget=se.number("time_budget", "a positive number of seconds", positive=True),
         cutoff_slack=se.number("cutoff_slack", "a number in [0, 1]", lo=0.0, hi=1.0),
         safety_candidates=se.integer("safety_candidates", "an integer >= 0", lo=0),

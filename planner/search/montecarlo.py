@@ -16,8 +16,6 @@ Beyond PickPocket:
 - move ordering by the estimate and two cutoffs: a candidate whose (p + slack) x best-reachable
   value cannot beat the best is skipped; after its batch, one whose successes x best-reachable
   value cannot beat the best skips its children;
-- refinement: the ``refine_top`` best root candidates are re-searched with fresh draws and
-  chosen by their mean over all rounds (``refine``);
 - a time budget after which the best candidate so far is returned.
 """
 from __future__ import annotations
@@ -84,46 +82,17 @@ def mc_value(ctx: SearchContext, cand: CandidateShot, state: TableState, game: G
 
 def search(ctx: SearchContext, state: TableState, game: GameState, candidates: list[CandidateShot],
            deadline: float) -> Scored:
-    """Search the root candidates (non-empty) best estimate first until the time budget; then
-    re-search the ``refine_top`` best with ``refine_rounds`` fresh sets of draws each and return
-    the best by the mean over all its rounds."""
+    """Search the root candidates (non-empty) best estimate first until the time budget."""
     player = game.shooter
     bound = value_bound(ctx, game, ctx.cfg.ply)
     ordered = top_calls(candidates, ctx.cfg.breadth)
-    scored: list[Scored] = []
     best, z = None, draws(ctx, ctx.cfg.samples)
     for c in ordered:
         if best is not None and (min(1.0, c.p + ctx.cfg.cutoff_slack) * bound <= best.value or past(deadline)):
             ctx.count("cutoffs")
             break
-        beat = -math.inf if best is None else best.value
-        v, frac = mc_value(ctx, c, state, game, player, ctx.cfg.ply, z, beat, deadline)
-        if frac * bound > beat:            # fully searched (not cut off at a bound)
-            scored.append(Scored(c, frac, v))
+        v, frac = mc_value(ctx, c, state, game, player, ctx.cfg.ply, z,
+                           -math.inf if best is None else best.value, deadline)
         if best is None or v > best.value:
             best = Scored(c, frac, v)
-    return refine(ctx, state, game, scored, deadline) if ctx.cfg.refine_top > 1 else best
-
-
-def refine(ctx: SearchContext, state: TableState, game: GameState, scored: list[Scored],
-           deadline: float) -> Scored:
-    """The best of the ``refine_top`` highest-valued (fully searched) root results after each is
-    re-searched with up to ``refine_rounds`` fresh sets of draws (shared by them; rounds stop at
-    the deadline), by the mean value (and success fraction) over the first search and its rounds.
-    Beyond
-    PickPocket: with 15 samples the maximum over many candidates favours the luckiest, and
-    re-sampling the finalists removes most of that bias."""
-    top = sorted(scored, key=lambda s: -s.value)[:ctx.cfg.refine_top]
-    sums = [[s.value, s.p] for s in top]
-    rounds = 1
-    for _ in range(ctx.cfg.refine_rounds):
-        if past(deadline):
-            break
-        z = draws(ctx, ctx.cfg.samples)
-        for acc, s in zip(sums, top):
-            v, frac = mc_value(ctx, s.candidate, state, game, game.shooter, ctx.cfg.ply, z, -math.inf, deadline)
-            acc[0] += v
-            acc[1] += frac
-        rounds += 1
-    i = max(range(len(top)), key=lambda j: sums[j][0])
-    return Scored(top[i].candidate, sums[i][1] / rounds, sums[i][0] / rounds)
+    return best
