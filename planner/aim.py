@@ -95,7 +95,7 @@ class Aim:
 def aim_straight(cue: np.ndarray, obj: np.ndarray, target: np.ndarray, axis: np.ndarray, R: float) -> Aim:
     """Ghost-ball aim of ``obj`` at ``target`` from ``cue`` (all (2,) metres); ``axis`` the pocket's
     inward unit axis. Raises ValueError if cue is at the ghost position or obj at the target."""
-    gx, gy, phi, alpha, d1, d2, beta = _aim(float(cue[0]), float(cue[1]), float(obj[0]), float(obj[1]),
+    gx, gy, phi, alpha, d1, d2, beta = aim_features(float(cue[0]), float(cue[1]), float(obj[0]), float(obj[1]),
                                             float(target[0]), float(target[1]), float(axis[0]), float(axis[1]), R)
     if d1 == 0.0 or d2 == 0.0:
         raise ValueError("cannot take the direction of a zero-length vector")
@@ -103,9 +103,10 @@ def aim_straight(cue: np.ndarray, obj: np.ndarray, target: np.ndarray, axis: np.
 
 
 @njit(cache=True)
-def _aim(cx, cy, ox, oy, tx, ty, ax, ay, R):
-    """aim_straight on scalars: (ghost x, ghost y, phi, alpha, d1, d2, beta); d1 or d2 is 0 (and
-    the angles meaningless) when obj is at the target or cue at the ghost position."""
+def aim_features(cx, cy, ox, oy, tx, ty, ax, ay, R):
+    """aim_straight on scalars (compiled; callable from other compiled code): (ghost x, ghost y,
+    phi, alpha, d1, d2, beta); d1 or d2 is 0 (and the angles meaningless) when obj is at the
+    target or cue at the ghost position."""
     px, py = tx - ox, ty - oy
     d1 = np.sqrt(px * px + py * py)
     ux, uy = (px / d1, py / d1) if d1 > 0.0 else (0.0, 0.0)

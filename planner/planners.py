@@ -20,8 +20,7 @@ from planner.physics.engine import Simulator
 from planner.planner_config import PlannerConfig, SearchConfig, load_planner_config
 from planner.rules.game import CalledShot, GameState, InHand
 from planner.search import greedy, montecarlo, probabilistic
-from planner.rules.eightball import rule
-from planner.search.common import Scored, SearchContext, batch_facts, opponent_value, play_samples
+from planner.search.common import Scored, SearchContext, opponent_value, play_rows, play_samples
 from planner.shot import PRESETS, ErrorModel, ShotParams
 from planner.state import CUE, TableState
 from planner.table_config import TableConfig, load_table_config
@@ -231,10 +230,8 @@ class Planner:
         widest run first (empty if every one fouls)."""
         if not cands:
             return []
-        batch = self.ctx.sim.simulate_batch(state, np.array([c.shot.as_array() for c in cands]))
-        pids = self.table.pocket_ids
-        ok = [not rule(game, CalledShot.safe(), batch_facts(batch, i, pids), pocket_ids=pids)[1].fouls
-              for i in range(len(cands))]
+        rows = np.array([c.shot.as_array() for c in cands])
+        ok = [not out.fouls for _, _, out in play_rows(self.ctx, state, game, CalledShot.safe(), rows)]
         runs, start = [], None
         for i, good in enumerate(ok + [False]):
             if good and start is None:

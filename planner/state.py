@@ -56,12 +56,8 @@ class TableState:
     def has(self, ball_id: int) -> bool:
         return bool(np.any(self.ids == ball_id))
 
-    def row(self, ball_id: int) -> int:
-        """Index of ``ball_id`` in ids and pos; raises KeyError if it is not on the table."""
+    def position(self, ball_id: int) -> np.ndarray:
         idx = np.flatnonzero(self.ids == ball_id)
         if idx.size == 0:
             raise KeyError(f"ball {ball_id} is not on the table")
-        return int(idx[0])
-
-    def position(self, ball_id: int) -> np.ndarray:
-        return self.pos[self.row(ball_id)]
+        return self.pos[idx[0]]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from planner.aim import segment_blocked
+from planner.aim import aim_features, segment_blocked
 from planner.difficulty import interp4
 from planner.jit import njit
 
@@ -31,15 +31,8 @@ def straight_pairs(pos, cue_row, ball_rows, targets, axes, is_side, beta_max, R,
         row = ball_rows[b]
         ox, oy = pos[row, 0], pos[row, 1]
         for p in range(P):
-            tx, ty = targets[p, 0] - ox, targets[p, 1] - oy
-            d1 = np.sqrt(tx * tx + ty * ty)
-            ux, uy = tx / d1, ty / d1
-            gx, gy = ox - 2.0 * R * ux, oy - 2.0 * R * uy
-            px, py = gx - cx, gy - cy
-            d2 = np.sqrt(px * px + py * py)
-            inv = 1.0 / max(d2, 1e-12)
-            alpha = np.degrees(np.arccos(min(max((px * ux + py * uy) * inv, -1.0), 1.0)))
-            beta = np.degrees(np.arccos(min(max(-(ux * axes[p, 0] + uy * axes[p, 1]), -1.0), 1.0)))
+            gx, gy, _, alpha, d1, d2, beta = aim_features(cx, cy, ox, oy, targets[p, 0], targets[p, 1],
+                                                          axes[p, 0], axes[p, 1], R)
             if alpha > alpha_max or beta > beta_max[p]:
                 continue
             if gx < R or gx > width - R or gy < R or gy > length - R:

@@ -77,14 +77,18 @@ def play_samples(ctx: SearchContext, state: TableState, game: GameState, cand: C
         shots = executable(ctx.error.perturb(cand.shot, ctx.rng, n, z), ctx.sim.params.R)
     else:
         shots = cand.shot.as_array()[None, :]
-    batch = ctx.sim.simulate_batch(state, shots)
     ctx.count("simulations", len(shots))
+    return play_rows(ctx, state, game, cand.call, shots)
+
+
+def play_rows(ctx: SearchContext, state: TableState, game: GameState, call, rows: np.ndarray
+              ) -> list[tuple[TableState, GameState, Outcome]]:
+    """Simulate the shots ``rows`` (K, 5) from ``state`` in one batch call and referee each with
+    ``call``: [(state after, game after, ruling)]."""
+    batch = ctx.sim.simulate_batch(state, rows)
     pids = ctx.sim.table.pocket_ids
-    out = []
-    for i in range(len(shots)):
-        g, o = rule(game, cand.call, batch_facts(batch, i, pids), pocket_ids=pids)
-        out.append((batch_state(batch, i), g, o))
-    return out
+    return [(batch_state(batch, i), *rule(game, call, batch_facts(batch, i, pids), pocket_ids=pids))
+            for i in range(len(rows))]
 
 
 def success_value(ctx: SearchContext, game_after: GameState, outcome: Outcome, player: int) -> float | None:
