@@ -24,8 +24,10 @@ class SearchConfig:
     in_hand_grid: int = 6
     weights: tuple[float, float, float] = (1.0, 0.33, 0.15)
     win_value: float = 2.0
-    miss_weight: float = 0.5
+    miss_weight: float = 1.0
     loss_value: float = 2.0
+    run_success: float = 0.72
+    inning_first: float = 0.49
     v_break: float = 7.5
 
 
@@ -88,6 +90,8 @@ def parse_planner_config(root: Section) -> PlannerConfig:
         weights=weights, win_value=ev.number("win_value", "a number >= 0", nonneg=True),
         miss_weight=se.number("miss_weight", "a number in [0, 1]", lo=0.0, hi=1.0),
         loss_value=se.number("loss_value", "a value >= 0", nonneg=True),
+        run_success=se.number("run_success", "a probability in (0, 1]", positive=True, hi=1.0),
+        inning_first=se.number("inning_first", "a probability in (0, 1]", positive=True, hi=1.0),
         v_break=rob.number("v_break", "a cue speed in m/s (0 < V <= 12)", positive=True, hi=12.0))
     grid = GridSpec(resolution=df.integer("resolution", "an integer >= 2", lo=2),
                     samples=df.integer("samples", "an integer >= 1", lo=1),

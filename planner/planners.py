@@ -21,6 +21,7 @@ from planner.planner_config import PlannerConfig, SearchConfig, load_planner_con
 from planner.rules.game import CalledShot, GameState, InHand
 from planner.search import greedy, montecarlo, probabilistic
 from planner.search.common import Scored, SearchContext, opponent_value, play_rows, play_samples
+from planner.search.winprob import mean_win_probability, passed_win_probability
 from planner.shot import PRESETS, ErrorModel, ShotParams
 from planner.state import CUE, TableState
 from planner.table_config import TableConfig, load_table_config
@@ -54,16 +55,19 @@ def place_cue(state: TableState, pos) -> TableState:
     return TableState(np.concatenate([[CUE], state.ids[keep]]), np.vstack([np.asarray(pos, float), state.pos[keep]]))
 
 
-def prefer_safety(best: Scored | None, safety_opponent_value: float, cfg: SearchConfig) -> bool:
-    """Whether to play the safety instead of the search's best shot (Smith 2006, Section 4.3, plus
-    one rule beyond it). Called only when the best shot's estimate is below t0 or there is none.
-    The safety is played when there is no shot, when it leaves the opponent a value below t1
-    (the paper), or when its value on the search's scale, -miss_weight x the value it leaves the
-    opponent, beats the shot's search value (MC's values go below 0 for shots that miss or foul;
-    Greedy's and Probabilistic search's never do, so for them only the paper's rule applies)."""
-    if best is None or safety_opponent_value < cfg.t1:
+def prefer_safety(best: Scored | None, safety: tuple, shot_win: float | None, cfg: SearchConfig) -> bool:
+    """Whether to play the safety (candidate, opponent value, win probability or None; see
+    ``Planner._safety``) instead of the search's best shot, whose win probability is
+    ``shot_win`` (None when the search does not sample). Called only when the best shot's
+    estimate is below t0 or there is none (Smith 2006, Section 4.3). With no shot, the safety.
+    Greedy and Probabilistic search follow the paper: the safety when it leaves the opponent an
+    evaluation below t1. Monte-Carlo search compares win probabilities
+    (planner.search.winprob): the safety when its win probability is the higher."""
+    if best is None:
         return True
-    return -cfg.miss_weight * safety_opponent_value > best.value
+    if shot_win is not None:
+        return safety[2] > shot_win
+    return safety[1] < cfg.t1
 
 
 class Planner:
@@ -104,7 +108,9 @@ class Planner:
         best = self._search(self.ctx, state, game, cands, deadline) if cands else None
         if best is None or best.p < self.cfg.search.t0:
             safety = self._safety(state, game, kitchen)
-            if safety is not None and prefer_safety(best, safety[1], self.cfg.search):
+            shot_win = (mean_win_probability(self.ctx, state, game, best.candidate, self.cfg.search.samples)
+                        if safety is not None and best is not None and self._sampled else None)
+            if safety is not None and prefer_safety(best, safety, shot_win, self.cfg.search):
                 return Decision(safety[0].shot, CalledShot.safe(), "safety", safety[1], cue_pos)
         if best is None:
             return self._fallback(state, game, cue_pos)
@@ -253,18 +259,28 @@ class Planner:
         return [CandidateShot(ShotParams(phi, theta, V), CalledShot.safe(), "safety", 0.0) for V in speeds]
 
     def _safety(self, state: TableState, game: GameState, kitchen: bool):
-        """(candidate, mean opponent value) of the safety that leaves the opponent least, or None.
-        Safeties are judged the way the search judges shots: a sampling search (MC) plays each
-        ``samples`` times under the error model, the others once as aimed (nominal). Each result
-        is scored by ``search.common.opponent_value`` (a foul gives the opponent ball in hand:
-        the evaluation's maximum)."""
+        """(candidate, mean opponent value, mean win probability) of the best safety, or None.
+        Safeties are judged the way the search judges shots. Each result is scored by
+        ``search.common.opponent_value`` (a foul gives the opponent ball in hand: the
+        evaluation's maximum). A sampling search (MC) plays each safety ``samples`` times under
+        the error model and keeps the one of highest mean win probability
+        (``winprob.passed_win_probability``: a safety always passes the turn); the others play
+        each once as aimed (nominal), keep the one that leaves the opponent least and carry no
+        win probability (None)."""
         n = self.cfg.search.samples if self._sampled else 1
         best = None
         for c in self.safety_candidates(state, game, kitchen):
             results = play_samples(self.ctx, state, game, c, n, noise=self._sampled)
-            v = sum(opponent_value(self.ctx, s2, g2, out, game.shooter) for s2, g2, out in results) / len(results)
-            if best is None or v < best[1]:
-                best = (c, v)
+            opps = [opponent_value(self.ctx, s2, g2, out, game.shooter) for s2, g2, out in results]
+            opp = sum(opps) / n
+            if self._sampled:
+                w = sum(passed_win_probability(self.ctx, g2, v, game.shooter)
+                        for (_, g2, _), v in zip(results, opps)) / n
+                better = best is None or w > best[2]
+            else:
+                w, better = None, best is None or opp < best[1]
+            if better:
+                best = (c, opp, w)
         return best
 
     def _fallback(self, state: TableState, game: GameState, cue_pos) -> Decision:

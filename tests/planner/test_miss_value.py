@@ -1,6 +1,5 @@
 """Monte-Carlo sample values beyond PickPocket: a sample that passes the turn is worth minus
-miss_weight x the position's value to the opponent (0 reproduces the paper); the root plays a
-safety whose value on that scale beats the best shot's."""
+miss_weight x the position's value to the opponent (0 reproduces the paper)."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,11 +8,9 @@ import numpy as np
 import pytest
 
 from planner.evaluate import evaluate
-from planner.planner_config import SearchConfig
-from planner.planners import prefer_safety
 from planner.movegen import CandidateShot
 from planner.rules.game import CalledShot, GameState
-from planner.search.common import Scored, play_samples
+from planner.search.common import play_samples
 from planner.search.montecarlo import mc_value, sample_value
 from planner.shot import ShotParams
 from planner.state import TableState
@@ -83,18 +80,3 @@ def test_miss_weight_only_lowers_values_by_the_failed_samples(make):
     (v0, f0), (v5, f5) = values[0.0], values[0.5]
     assert f0 == f5 and 0 < f0 < 1             # same samples, some fail
     assert v0 >= 0 and v5 < v0
-
-
-def _scored(p, value):
-    return Scored(CandidateShot(INTO_LB, CalledShot.shot(1, "lb"), "kick", p), p, value)
-
-
-def test_prefer_safety_follows_the_paper_and_the_value_scale():
-    cfg = SearchConfig(t0=0.65, t1=0.6, miss_weight=0.5)
-    assert prefer_safety(None, 1.4, cfg)                       # no shot at all
-    assert prefer_safety(_scored(0.3, 0.2), 0.5, cfg)          # paper: leaves the opponent < t1
-    assert not prefer_safety(_scored(0.3, 0.2), 0.9, cfg)      # a shot worth > 0 beats -0.45
-    assert prefer_safety(_scored(0.0, -0.6), 0.9, cfg)         # MC: the shot fouls, -0.6 < -0.45
-    assert not prefer_safety(_scored(0.0, -0.4), 0.9, cfg)
-    paper = dataclasses.replace(cfg, miss_weight=0.0)
-    assert not prefer_safety(_scored(0.0, 0.0), 0.9, paper)    # miss_weight 0: the paper's rule only

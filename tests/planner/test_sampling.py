@@ -54,7 +54,8 @@ def test_safeties_are_judged_as_the_search_judges_shots(make, name, sampled):
     chosen = []
     for pl in planners:
         pl.ctx.stats.clear()
-        c, v = pl._safety(STATE, GAME, False)
+        c, v, w = pl._safety(STATE, GAME, False)
+        assert (w is not None) == sampled and 0.0 <= v     # MC also carries a win probability
         chosen.append((c.shot, v))
         per = pl.ctx.cfg.samples if sampled else 1
         assert pl.ctx.stats["simulations"] == per * n_cands
