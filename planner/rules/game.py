@@ -8,7 +8,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-from planner.state import EIGHT, ball_class
+from planner.state import EIGHT, SOLIDS, STRIPES, ball_class
 
 OBJECT_BALLS = frozenset(range(1, 16))
 GROUPS = ("solid", "stripe")
@@ -122,3 +122,15 @@ class CalledShot:
     @classmethod
     def safe(cls) -> "CalledShot":
         return cls(safety=True)
+
+
+def balls_to_win(game: GameState, player: int) -> int:
+    """Balls ``player`` must still pocket to win, the 8 included (>= 1). On an open table: the
+    smaller group's count plus the 8."""
+    balls = game.object_balls
+    solids, stripes = len(balls & set(SOLIDS)), len(balls & set(STRIPES))
+    if game.groups is None:
+        left = min(solids, stripes)
+    else:
+        left = solids if game.groups[player] == "solid" else stripes
+    return left + (1 if EIGHT in balls else 0) or 1

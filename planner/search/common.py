@@ -20,9 +20,9 @@ from planner.physics.motion import POCKETED
 from planner.planner_config import SearchConfig
 from planner.rules.eightball import Outcome, rule
 from planner.rules.facts import ShotFacts
-from planner.rules.game import GameState
+from planner.rules.game import GameState, balls_to_win
 from planner.shot import ErrorModel
-from planner.state import CUE, EIGHT, SOLIDS, STRIPES, TableState
+from planner.state import CUE, EIGHT, TableState
 
 
 @dataclass
@@ -122,13 +122,7 @@ def past(deadline: float) -> bool:
 def value_bound(ctx: SearchContext, game: GameState, plies: int) -> float:
     """Largest value a search of ``plies`` shots from ``game`` can return for the shooter: the win
     value if the rack can be won within them, else the evaluation's maximum (sum of weights)."""
-    balls = game.object_balls
-    if game.groups is not None:
-        group = SOLIDS if game.groups[game.shooter] == "solid" else STRIPES
-        left = len(balls & set(group))
-    else:
-        left = min(len(balls & set(SOLIDS)), len(balls & set(STRIPES)))
-    if EIGHT in balls and left < plies:
+    if EIGHT in game.object_balls and balls_to_win(game, game.shooter) <= plies:
         return ctx.cfg.win_value
     return float(sum(ctx.cfg.weights))
 

@@ -20,21 +20,9 @@ from __future__ import annotations
 
 from planner.movegen import CandidateShot
 from planner.rules.eightball import Outcome
-from planner.rules.game import GameState
+from planner.rules.game import GameState, balls_to_win
 from planner.search.common import SearchContext, opponent_value, play_samples
-from planner.state import EIGHT, SOLIDS, STRIPES, TableState
-
-
-def balls_to_win(game: GameState, player: int) -> int:
-    """Balls ``player`` must still pocket to win, the 8 included (>= 1). On an open table: the
-    smaller group's count plus the 8."""
-    balls = game.object_balls
-    solids, stripes = len(balls & set(SOLIDS)), len(balls & set(STRIPES))
-    if game.groups is None:
-        left = min(solids, stripes)
-    else:
-        left = solids if game.groups[player] == "solid" else stripes
-    return left + (1 if EIGHT in balls else 0) or 1
+from planner.state import TableState
 
 
 def fresh_inning_win(n_a: int, n_b: int, s: float, q: float) -> float:

@@ -11,10 +11,9 @@ from hypothesis import strategies as st
 from planner.movegen import CandidateShot
 from planner.planner_config import SearchConfig
 from planner.planners import prefer_safety
-from planner.rules.game import CalledShot, GameState
+from planner.rules.game import CalledShot, GameState, balls_to_win
 from planner.search.common import Scored, play_samples
-from planner.search.winprob import (balls_to_win, fresh_inning_win, outcome_win_probability,
-                                    win_probability)
+from planner.search.winprob import fresh_inning_win, outcome_win_probability, win_probability
 from planner.shot import ShotParams
 from planner.state import TableState
 
