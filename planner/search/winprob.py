@@ -40,15 +40,20 @@ def win_probability(p_now: float, n_me: int, n_opp: int, s: float, q: float) -> 
     return r_now + (1.0 - r_now) * (1.0 - fresh_inning_win(n_opp, n_me, s, q))
 
 
+def mover_win_probability(ctx: SearchContext, p_now: float, game: GameState, mover: int) -> float:
+    """``win_probability`` for ``mover``, to shoot in ``game`` with a first shot of ``p_now``,
+    with the ball counts of ``game`` and the search's s and q."""
+    return win_probability(p_now, balls_to_win(game, mover), balls_to_win(game, 1 - mover),
+                           ctx.cfg.run_success, ctx.cfg.inning_first)
+
+
 def passed_win_probability(ctx: SearchContext, game_after: GameState, opp_value: float, player: int) -> float:
     """W for ``player`` after a shot that ended his turn or the rack, given what the position is
     worth to the opponent (``search.common.opponent_value``): 1 or 0 for a finished rack, else
     1 - the opponent's W with a first shot of ``opp_value`` (capped at 1: sure after a foul)."""
     if game_after.is_over:
         return 1.0 if game_after.winner == player else 0.0
-    cfg = ctx.cfg
-    return 1.0 - win_probability(min(1.0, opp_value), balls_to_win(game_after, 1 - player),
-                                 balls_to_win(game_after, player), cfg.run_success, cfg.inning_first)
+    return 1.0 - mover_win_probability(ctx, min(1.0, opp_value), game_after, 1 - player)
 
 
 def outcome_win_probability(ctx: SearchContext, state_after: TableState, game_after: GameState,
@@ -56,9 +61,7 @@ def outcome_win_probability(ctx: SearchContext, state_after: TableState, game_af
     """W for ``player`` after one refereed shot: his W from the evaluation of the table when he
     shoots again, else ``passed_win_probability``."""
     if outcome.turn_continues and not game_after.is_over:
-        cfg = ctx.cfg
-        return win_probability(ctx.evaluate(state_after, game_after, player), balls_to_win(game_after, player),
-                               balls_to_win(game_after, 1 - player), cfg.run_success, cfg.inning_first)
+        return mover_win_probability(ctx, ctx.evaluate(state_after, game_after, player), game_after, player)
     return passed_win_probability(ctx, game_after, opponent_value(ctx, state_after, game_after, outcome, player),
                                   player)
 
