@@ -20,6 +20,8 @@ class SearchConfig:
     breadth_deep: int = 2
     time_budget: float = 5.0
     cutoff_slack: float = 0.25
+    verify_top: int = 4
+    verify_samples: int = 60
     safety_candidates: int = 24
     in_hand_grid: int = 6
     weights: tuple[float, float, float] = (1.0, 0.33, 0.15)
@@ -85,6 +87,8 @@ def parse_planner_config(root: Section) -> PlannerConfig:
         breadth_deep=se.integer("breadth_deep", "an integer >= 1", lo=1),
         time_budget=se.number("time_budget", "a positive number of seconds", positive=True),
         cutoff_slack=se.number("cutoff_slack", "a number in [0, 1]", lo=0.0, hi=1.0),
+        verify_top=se.integer("verify_top", "an integer >= 1", lo=1),
+        verify_samples=se.integer("verify_samples", "an integer >= 0", lo=0),
         safety_candidates=se.integer("safety_candidates", "an integer >= 0", lo=0),
         in_hand_grid=se.integer("in_hand_grid", "an integer >= 2", lo=2),
         weights=weights, win_value=ev.number("win_value", "a number >= 0", nonneg=True),

@@ -77,6 +77,6 @@ def test_miss_weight_only_lowers_values_by_the_failed_samples(make):
         ctx.cfg = dataclasses.replace(ctx.cfg, ply=1)
         values[w] = mc_value(ctx, cand, state, game, 0, 1, np.random.default_rng(3).standard_normal((24, 5)),
                              -np.inf, np.inf)
-    (v0, f0), (v5, f5) = values[0.0], values[0.5]
+    (v0, f0), (v5, f5) = ((t.value, t.frac) for t in (values[0.0], values[0.5]))
     assert f0 == f5 and 0 < f0 < 1             # same samples, some fail
     assert v0 >= 0 and v5 < v0
