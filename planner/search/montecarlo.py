@@ -87,6 +87,20 @@ def succeeded(game_after: GameState, outcome: Outcome, player: int) -> bool:
     return (outcome.turn_continues and not game_after.is_over) or game_after.winner == player
 
 
+def split_ended(ctx: SearchContext, results: list[tuple[TableState, GameState, Outcome]], player: int
+                ) -> tuple[float, list[tuple[TableState, GameState]]]:
+    """(sum of the ``sample_value`` of the samples that end the turn or the rack, [(state after,
+    game after)] of those where the shooter continues)."""
+    ended, continuing = 0.0, []
+    for s2, g2, o in results:
+        v = sample_value(ctx, s2, g2, o, player)
+        if v is None:
+            continuing.append((s2, g2))
+        else:
+            ended += v
+    return ended, continuing
+
+
 def mc_value(ctx: SearchContext, cand: CandidateShot, state: TableState, game: GameState, player: int,
              plies: int, z: np.ndarray, beat: float, deadline: float) -> Tally:
     """The Tally of ``cand`` executed with the node's noise draws ``z`` (samples x 5, standard
@@ -99,20 +113,17 @@ def mc_value(ctx: SearchContext, cand: CandidateShot, state: TableState, game: G
     if n_ok * bound / len(z) <= beat:
         ctx.count("cutoffs")
         return Tally(len(z), n_ok, 0.0, n_ok, n_ok * bound, cut=True)
-    ended, cont, cont_value = 0.0, 0, 0.0
-    for s2, g2, o in results:
-        v = sample_value(ctx, s2, g2, o, player)
-        if v is not None:
-            ended += v
-            continue
+    ended, continuing = split_ended(ctx, results, player)
+    cont_value = 0.0
+    for s2, g2 in continuing:
         if plies <= 1 or past(deadline):
             v = ctx.evaluate(s2, g2, player)
         else:
             v, z2 = 0.0, draws(ctx, ctx.cfg.samples_deep)
             for c in ctx.movegen.generate(s2, g2)[:ctx.cfg.breadth_deep]:
                 v = max(v, mc_value(ctx, c, s2, g2, player, plies - 1, z2, v, deadline).value)
-        cont, cont_value = cont + 1, cont_value + v
-    return Tally(len(z), n_ok, ended, cont, cont_value)
+        cont_value += v
+    return Tally(len(z), n_ok, ended, len(continuing), cont_value)
 
 
 def search(ctx: SearchContext, state: TableState, game: GameState, candidates: list[CandidateShot],
@@ -153,20 +164,15 @@ def verify(ctx: SearchContext, state: TableState, game: GameState,
     z = draws(ctx, ctx.cfg.verify_samples)
     best = None
     for c, t in finalists:
-        ok, ended, extra = t.ok, t.ended_value, []
-        for s2, g2, o in play_samples(ctx, state, game, c, len(z), z=z):
-            ok += succeeded(g2, o, player)
-            v = sample_value(ctx, s2, g2, o, player)
-            if v is None:
-                extra.append((s2, g2))
-            else:
-                ended += v
-        n, cont = t.n + len(z), t.cont + len(extra)
+        results = play_samples(ctx, state, game, c, len(z), z=z)
+        ended, extra = split_ended(ctx, results, player)
         if t.cont:
             m = t.cont_value / t.cont
         else:
             m = sum(ctx.evaluate(s2, g2, player) for s2, g2 in extra) / max(len(extra), 1)
-        v = (ended + cont * m) / n
+        n = t.n + len(z)
+        v = (t.ended_value + ended + (t.cont + len(extra)) * m) / n
+        ok = t.ok + sum(1 for _, g2, o in results if succeeded(g2, o, player))
         if best is None or v > best.value:
             best = Scored(c, ok / n, v)
     return best
