@@ -1,5 +1,6 @@
 """CLI commands for the planner area (see controller/cli.py for the registry contract):
-``cuerobot match``, ``cuerobot tables build`` and ``cuerobot bench planner``."""
+``cuerobot match``, ``cuerobot match-report``, ``cuerobot tables build`` and
+``cuerobot bench planner``."""
 from __future__ import annotations
 
 import json
@@ -45,6 +46,31 @@ def _match(args) -> int:
     return 0
 
 
+def _match_report(args) -> int:
+    from planner.match_report import format_report, load_records, paired, report
+
+    try:
+        games = load_records(args.records)
+        rep = report(games)
+        pair = None
+        if args.vs:
+            name = args.name or next(iter(rep))
+            pair = {"name": name, "other": args.vs, **paired(games, load_records(args.vs), name)}
+    except (OSError, ValueError) as e:
+        print(f"error: {e}")
+        return 2
+    if args.json:
+        print(json.dumps({"report": rep, "paired": pair}))
+        return 0
+    print(format_report(rep))
+    if pair:
+        print(f"{pair['name']} on the {pair['racks']} racks also in {args.vs}: won {pair['wins'][0]} here, "
+              f"{pair['wins'][1]} there (breaking {pair['breaking']['wins'][0]} vs {pair['breaking']['wins'][1]} "
+              f"of {pair['breaking']['racks']}; receiving {pair['receiving']['wins'][0]} vs "
+              f"{pair['receiving']['wins'][1]} of {pair['receiving']['racks']})")
+    return 0
+
+
 def _tables_build(args) -> int:
     from planner.difficulty import GridSpec, build_table, tables_dir
     from planner.planner_config import load_planner_config
@@ -82,6 +108,12 @@ def register(sub) -> None:
                    help="append each finished game (every shot, ruling and decision time) to FILE as a JSON line")
     m.add_argument("--json", action="store_true")
     m.set_defaults(func=_match)
+    r = sub.add_parser("match-report", help="where a match was won and lost, from its --records file")
+    r.add_argument("records", metavar="FILE", help="a file written by `cuerobot match --records`")
+    r.add_argument("--vs", metavar="OTHER", help="records of the same racks (same --seed) to compare with")
+    r.add_argument("--name", help="the planner compared with --vs (default: the first in FILE)")
+    r.add_argument("--json", action="store_true")
+    r.set_defaults(func=_match_report)
     t = sub.add_parser("tables", help="shot-difficulty tables")
     tsub = t.add_subparsers(dest="tables_command", metavar="ACTION", required=True)
     b = tsub.add_parser("build", help="build and store the shot-difficulty table for an error model")
