@@ -83,6 +83,7 @@ def report(games: list[dict]) -> dict:
     for g in games:
         if g["players"][0] == g["players"][1]:
             raise ValueError(f"game {g['seed']}: both players are {g['players'][0]!r}; the report needs distinct names")
+        inns = innings(g)
         for p, name in enumerate(g["players"]):
             r = out.setdefault(name, {"racks": 0, "wins": 0, "wins_breaking": [0, 0],
                                       "breaks": {"n": 0, "continue": 0, "foul": 0},
@@ -97,7 +98,7 @@ def report(games: list[dict]) -> dict:
                 r["breaks"]["n"] += 1
                 r["breaks"]["continue"] += bool(brk["turn_continues"])
                 r["breaks"]["foul"] += bool(brk["fouls"])
-            for inn in innings(g):
+            for inn in inns:
                 if inn.player == p:
                     tally = r["innings"].setdefault(inn.start, [0, 0])
                     tally[0] += 1
