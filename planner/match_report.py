@@ -61,11 +61,12 @@ def innings(game: dict) -> list[Inning]:
     return out
 
 
-def loss_cause(game: dict) -> str:
+def loss_cause(game: dict, inns: list[Inning] | None = None) -> str:
     """How the loser of a finished game lost: 'own shot: <reason>' when the rack ended on his
     shot, 'break and run' when the winner ran out from his break, else 'after <kind>' for the
-    loser's shot before the winner's last inning (e.g. 'after straight', 'after safety')."""
-    inns = innings(game)
+    loser's shot before the winner's last inning (e.g. 'after straight', 'after safety').
+    ``inns``: the game's ``innings`` if already computed."""
+    inns = inns if inns is not None else innings(game)
     last = inns[-1]
     if last.player != game["winner"]:
         return f"own shot: {last.shots[-1]['reason']}"
@@ -104,7 +105,7 @@ def report(games: list[dict]) -> dict:
                     tally[0] += 1
                     tally[1] += inn.ran_out
             if g["winner"] == 1 - p:
-                r["losses"][loss_cause(g)] += 1
+                r["losses"][loss_cause(g, inns)] += 1
     for r in out.values():
         r["losses"] = dict(r["losses"].most_common())
     return out
@@ -149,3 +150,11 @@ def format_report(rep: dict) -> str:
         for cause, n in r["losses"].items():
             lines.append(f"  lost {n:>3}: {cause}")
     return "\n".join(lines)
+
+
+def format_paired(pair: dict, name: str, other: str) -> str:
+    """One line for ``paired``'s result: ``name``'s wins here and in the records ``other``."""
+    br, rc = pair["breaking"], pair["receiving"]
+    return (f"{name} on the {pair['racks']} racks also in {other}: won {pair['wins'][0]} here, "
+            f"{pair['wins'][1]} there (breaking {br['wins'][0]} vs {br['wins'][1]} of {br['racks']}; "
+            f"receiving {rc['wins'][0]} vs {rc['wins'][1]} of {rc['racks']})")

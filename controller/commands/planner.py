@@ -47,7 +47,9 @@ def _match(args) -> int:
 
 
 def _match_report(args) -> int:
-    from planner.match_report import format_report, load_records, paired, report
+    import sys
+
+    from planner.match_report import format_paired, format_report, load_records, paired, report
 
     try:
         games = load_records(args.records)
@@ -57,17 +59,14 @@ def _match_report(args) -> int:
             name = args.name or next(iter(rep))
             pair = {"name": name, "other": args.vs, **paired(games, load_records(args.vs), name)}
     except (OSError, ValueError) as e:
-        print(f"error: {e}")
+        print(f"cuerobot match-report: {e}", file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps({"report": rep, "paired": pair}))
         return 0
     print(format_report(rep))
     if pair:
-        print(f"{pair['name']} on the {pair['racks']} racks also in {args.vs}: won {pair['wins'][0]} here, "
-              f"{pair['wins'][1]} there (breaking {pair['breaking']['wins'][0]} vs {pair['breaking']['wins'][1]} "
-              f"of {pair['breaking']['racks']}; receiving {pair['receiving']['wins'][0]} vs "
-              f"{pair['receiving']['wins'][1]} of {pair['receiving']['racks']})")
+        print(format_paired(pair, pair["name"], args.vs))
     return 0
 
 
