@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 PLANNERS = ("greedy", "prob", "mc")
 NOISES = ("high", "low", "none")
@@ -47,26 +48,22 @@ def _match(args) -> int:
 
 
 def _match_report(args) -> int:
-    import sys
-
     from planner.match_report import format_paired, format_report, load_records, paired, report
 
     try:
         games = load_records(args.records)
         rep = report(games)
-        pair = None
-        if args.vs:
-            name = args.name or next(iter(rep))
-            pair = {"name": name, "other": args.vs, **paired(games, load_records(args.vs), name)}
+        name = args.name or next(iter(rep), None)
+        pair = paired(games, load_records(args.vs), name) if args.vs and name else None
     except (OSError, ValueError) as e:
         print(f"cuerobot match-report: {e}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps({"report": rep, "paired": pair}))
+        print(json.dumps({"report": rep, "paired": pair and {"name": name, "other": args.vs, **pair}}))
         return 0
     print(format_report(rep))
     if pair:
-        print(format_paired(pair, pair["name"], args.vs))
+        print(format_paired(pair, name, args.vs))
     return 0
 
 
