@@ -162,18 +162,16 @@ class MoveGenerator:
 
     def straight_in(self, state: TableState, game: GameState) -> list[CandidateShot]:
         probs = self.straight_probabilities(state, sorted(game.legal_targets()))
-        R = self.params.R
-        cue = state.position(CUE)
-        out = []
-        for (b, pid), p in probs.items():
-            k = self.table.pocket_index(pid)
-            obj = state.position(b)
-            aim = aim_straight(cue, obj, self.targets[k], self.axes[k], R)
-            others = _others(state, (CUE,))
-            out += self._variants(cue, aim.phi, aim.alpha, aim.d1, aim.d2, others,
-                                  CalledShot.shot(b, pid), "straight", p,
-                                  right_cut=is_right_cut(aim.ghost - cue, self.targets[k] - obj))
-        return out
+        return [c for (b, pid), p in probs.items() for c in self._straight_call(state, b, pid, p)]
+
+    def _straight_call(self, state: TableState, b: int, pid: str, p: float) -> list[CandidateShot]:
+        """The variants of the straight-in shot on ball ``b`` into pocket ``pid`` (estimate p)."""
+        k = self.table.pocket_index(pid)
+        cue, obj = state.position(CUE), state.position(b)
+        aim = aim_straight(cue, obj, self.targets[k], self.axes[k], self.params.R)
+        return self._variants(cue, aim.phi, aim.alpha, aim.d1, aim.d2, _others(state, (CUE,)),
+                              CalledShot.shot(b, pid), "straight", p,
+                              right_cut=is_right_cut(aim.ghost - cue, self.targets[k] - obj))
 
     def _p(self, side, alpha, d1, d2, beta) -> float:
         return float(self.difficulty.lookup(side, alpha, d1, d2, beta))
@@ -272,6 +270,19 @@ class MoveGenerator:
             out = self.banks(state, game) + self.kicks(state, game) + self.combos(state, game)
         out.sort(key=lambda c: -c.p)
         return out
+
+    def best(self, state: TableState, game: GameState, n: int) -> list[CandidateShot]:
+        """``generate(state, game)[:n]``, building only the straight-in calls those come from
+        (the search's inner nodes need a few candidates, not all)."""
+        if not game.legal_targets() or not state.has(CUE):
+            return []
+        probs = self.straight_probabilities(state, sorted(game.legal_targets()))
+        out: list[CandidateShot] = []
+        for (b, pid), p in sorted(probs.items(), key=lambda kp: -kp[1]):
+            out += self._straight_call(state, b, pid, p)
+            if len(out) >= n:
+                return out[:n]
+        return out or self.generate(state, game)[:n]
 
 
 def rail_point(frm: np.ndarray, img: np.ndarray, table: Table, rail: str, R: float):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from functools import cached_property
 
 from planner.state import EIGHT, SOLIDS, STRIPES, ball_class
 
@@ -82,6 +83,10 @@ class GameState:
         in play, or the 8 once that group is cleared. Empty on the break (no call, any first
         contact) and once the rack is over.
         """
+        return self._legal_targets
+
+    @cached_property
+    def _legal_targets(self) -> frozenset[int]:
         if self.is_break or self.is_over:
             return frozenset()
         if self.groups is None:

@@ -120,7 +120,7 @@ def mc_value(ctx: SearchContext, cand: CandidateShot, state: TableState, game: G
             v = ctx.evaluate(s2, g2, player)
         else:
             v, z2 = 0.0, draws(ctx, ctx.cfg.samples_deep)
-            for c in ctx.movegen.generate(s2, g2)[:ctx.cfg.breadth_deep]:
+            for c in ctx.movegen.best(s2, g2, ctx.cfg.breadth_deep):
                 v = max(v, mc_value(ctx, c, s2, g2, player, plies - 1, z2, v, deadline).value)
         cont_value += v
     return Tally(len(z), n_ok, ended, len(continuing), cont_value)

@@ -29,7 +29,7 @@ def _value(ctx: SearchContext, cand: CandidateShot, state: TableState, game: Gam
 def _best(ctx, state, game, player, plies, deadline, breadth) -> float:
     best = 0.0
     bound = value_bound(ctx, game, plies)
-    for c in ctx.movegen.generate(state, game)[:breadth]:
+    for c in ctx.movegen.best(state, game, breadth):
         if c.p * bound <= best:
             break
         best = max(best, _value(ctx, c, state, game, player, plies, deadline))

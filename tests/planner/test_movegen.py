@@ -120,3 +120,27 @@ def test_min_speed_just_gets_the_ball_there(sim, d1, d2):
     st = TableState([0, 1], [cue, obj])
     assert sim.simulate(st, ShotParams(phi, 0.0, v)).pocket[1] == k
     assert sim.simulate(st, ShotParams(phi, 0.0, 0.6 * v)).pocket[1] == -1
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 40])
+def test_best_is_the_head_of_generate(mg, table_config, n):
+    """``best(n)`` (the search's inner nodes) builds only the calls it needs but returns exactly
+    the first n candidates of the full list, straight-in or (when none) banks/kicks/combos."""
+    rng = np.random.default_rng(3)
+    t = table_config.table
+    for _ in range(6):
+        xy = rng.uniform([0.1, 0.1], [t.width - 0.1, t.length - 0.1], size=(40, 2))
+        keep = [0]
+        for i in range(1, len(xy)):
+            if len(keep) < 9 and np.min(np.linalg.norm(xy[keep] - xy[i], axis=1)) > 3 * R:
+                keep.append(i)
+        ids = [0, 1, 2, 3, 8, 9, 10, 11, 12][:len(keep)]
+        st = TableState(ids, xy[keep])
+        for game in (GameState(frozenset(ids[1:]), 0), GameState(frozenset(ids[1:]), 1, ("solid", "stripe"))):
+            assert mg.best(st, game, n) == mg.generate(st, game)[:n]
+    # the no-straight-in position of the test above
+    obj = np.array([0.25, 1.3])
+    blockers = [obj + 0.2 * (p - obj) / np.linalg.norm(p - obj) for p in pocket_targets(t)]
+    st = TableState([0, 1, 9, 10, 11, 12, 13, 14], [[0.1, 1.36], obj, *blockers])
+    game = GameState(frozenset({1, 8, 9, 10, 11, 12, 13, 14}), 0, ("solid", "stripe"))
+    assert mg.best(st, game, n) == mg.generate(st, game)[:n] != []
