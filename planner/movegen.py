@@ -36,10 +36,14 @@ STICK_REACH = 1.0   # length of cue stick behind the cue ball checked for cleara
 @dataclass(frozen=True)
 class MoveGenConfig:
     """speed_increments [m/s] added to the minimum speed; spins: (a, b) tip offsets as fractions
-    of R; v_max [m/s]; theta_min/theta_max [deg]; alpha_max [deg]; discounts for the
-    non-straight-in kinds (multiplying a straight-in probability)."""
+    of R; fine_speed_increments, fine_spins: the finer grid of the same that ``refinements``
+    offers for a call the search found best (the pairs not already in the coarse grid); v_max
+    [m/s]; theta_min/theta_max [deg]; alpha_max [deg]; discounts for the non-straight-in kinds
+    (multiplying a straight-in probability)."""
     speed_increments: tuple[float, ...] = (0.25, 0.8)
     spins: tuple[tuple[float, float], ...] = ((0.0, 0.0), (0.0, 0.4), (0.0, -0.4))
+    fine_speed_increments: tuple[float, ...] = ()
+    fine_spins: tuple[tuple[float, float], ...] = ()
     v_max: float = 6.0
     theta_min: float = 0.0
     theta_max: float = 40.0
@@ -115,7 +119,12 @@ class MoveGenerator:
     def __init__(self, table: Table, params: PhysicsParams, difficulty: DifficultyTable,
                  config: MoveGenConfig = MoveGenConfig(), throw: ThrowTable | None = None):
         self.table, self.params, self.difficulty, self.cfg = table, params, difficulty, config
-        self.throw = throw or build_throw_table(Simulator(table, params), tuple(b for _, b in config.spins))
+        spins_b = tuple(dict.fromkeys(b for _, b in config.spins + config.fine_spins))
+        self.throw = throw or build_throw_table(Simulator(table, params), spins_b)
+        self._coarse = tuple((s, config.speed_increments) for s in config.spins)
+        self._fine = tuple((s, incs) for s, incs in (
+            (s, tuple(i for i in config.fine_speed_increments
+                      if s not in config.spins or i not in config.speed_increments)) for s in config.fine_spins) if incs)
         self.targets = pocket_targets(table)
         self.axes = pocket_axes(table)
         self.side = np.array([k == "side" for k in table.pocket_kind])
@@ -142,17 +151,19 @@ class MoveGenerator:
 
     # ---- full candidates ------------------------------------------------------------------
     def _variants(self, cue, phi, alpha, d1, d2, others, call, kind, p,
-                  right_cut: bool | None = None) -> list[CandidateShot]:
-        """Speed and spin variants of one aim; with ``right_cut`` (the object ball leaves to the
-        right of the cue ball's path, or not) phi is corrected for throw (planner/throw.py)."""
+                  right_cut: bool | None = None, grid=None) -> list[CandidateShot]:
+        """Speed and spin variants of one aim over ``grid`` (((a, b), speed increments) pairs;
+        default the coarse grid of ``spins`` x ``speed_increments``); with ``right_cut`` (the
+        object ball leaves to the right of the cue ball's path, or not) phi is corrected for
+        throw (planner/throw.py)."""
         R, cfg = self.params.R, self.cfg
         theta = min_elevation(cue, phi, others, self.table, self.params, cfg.theta_min)
         if theta > cfg.theta_max:
             return []
         out = []
-        for a, b in cfg.spins:
+        for (a, b), increments in grid or self._coarse:
             v0 = float(min_speed(self.params, alpha, d1, d2, b))
-            for inc in cfg.speed_increments:
+            for inc in increments:
                 V = min(v0 + inc, cfg.v_max)
                 aim = phi if right_cut is None else phi + self.throw.correction(alpha, d2, V, b, right_cut)
                 out.append(CandidateShot(ShotParams(float(aim), theta, V, a * R, b * R), call, kind, p))
@@ -164,14 +175,23 @@ class MoveGenerator:
         probs = self.straight_probabilities(state, sorted(game.legal_targets()))
         return [c for (b, pid), p in probs.items() for c in self._straight_call(state, b, pid, p)]
 
-    def _straight_call(self, state: TableState, b: int, pid: str, p: float) -> list[CandidateShot]:
-        """The variants of the straight-in shot on ball ``b`` into pocket ``pid`` (estimate p)."""
+    def _straight_call(self, state: TableState, b: int, pid: str, p: float, grid=None) -> list[CandidateShot]:
+        """The variants (``_variants`` over ``grid``) of the straight-in shot on ball ``b`` into
+        pocket ``pid`` (estimate p)."""
         k = self.table.pocket_index(pid)
         cue, obj = state.position(CUE), state.position(b)
         aim = aim_straight(cue, obj, self.targets[k], self.axes[k], self.params.R)
         return self._variants(cue, aim.phi, aim.alpha, aim.d1, aim.d2, _others(state, (CUE,)),
                               CalledShot.shot(b, pid), "straight", p,
-                              right_cut=is_right_cut(aim.ghost - cue, self.targets[k] - obj))
+                              right_cut=is_right_cut(aim.ghost - cue, self.targets[k] - obj), grid=grid)
+
+    def refinements(self, state: TableState, cand: CandidateShot) -> list[CandidateShot]:
+        """The fine-grid variants (``fine_spins`` x ``fine_speed_increments``, less the coarse
+        pairs ``generate`` already offers) of a straight-in candidate's call, same estimate;
+        empty for other kinds or when no fine grid is configured."""
+        if cand.kind != "straight" or not self._fine:
+            return []
+        return self._straight_call(state, cand.call.ball, cand.call.pocket, cand.p, grid=self._fine)
 
     def _p(self, side, alpha, d1, d2, beta) -> float:
         return float(self.difficulty.lookup(side, alpha, d1, d2, beta))

@@ -22,6 +22,7 @@ class SearchConfig:
     cutoff_slack: float = 0.25
     verify_top: int = 4
     verify_samples: int = 60
+    refine_calls: int = 0
     safety_candidates: int = 24
     in_hand_grid: int = 6
     weights: tuple[float, float, float] = (1.0, 0.33, 0.15)
@@ -68,6 +69,8 @@ def parse_planner_config(root: Section) -> PlannerConfig:
     movegen = MoveGenConfig(
         speed_increments=_floats(mg, "speed_increments", "a non-empty list of speeds >= 0 in m/s"),
         spins=_pairs(mg, "spins"), v_max=v_max,
+        fine_speed_increments=_floats(mg, "fine_speed_increments", "a non-empty list of speeds >= 0 in m/s"),
+        fine_spins=_pairs(mg, "fine_spins"),
         theta_min=mg.number("theta_min", "an elevation in degrees in [0, 60]", lo=0.0, hi=60.0),
         theta_max=mg.number("theta_max", "an elevation in degrees in [0, 80]", lo=0.0, hi=80.0),
         alpha_max=mg.number("alpha_max", "a cut angle in degrees in (0, 89]", positive=True, hi=89.0),
@@ -89,6 +92,7 @@ def parse_planner_config(root: Section) -> PlannerConfig:
         cutoff_slack=se.number("cutoff_slack", "a number in [0, 1]", lo=0.0, hi=1.0),
         verify_top=se.integer("verify_top", "an integer >= 1", lo=1),
         verify_samples=se.integer("verify_samples", "an integer >= 0", lo=0),
+        refine_calls=se.integer("refine_calls", "an integer >= 0", lo=0),
         safety_candidates=se.integer("safety_candidates", "an integer >= 0", lo=0),
         in_hand_grid=se.integer("in_hand_grid", "an integer >= 2", lo=2),
         weights=weights, win_value=ev.number("win_value", "a number >= 0", nonneg=True),

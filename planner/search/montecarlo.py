@@ -22,6 +22,10 @@ Beyond PickPocket:
   saturate at the win value tie; the extra samples re-estimate how often each candidate's turn
   ends and at what value, while the mean value of the samples where the shooter continues
   still comes from the 2-ply search (``verify``);
+- refinement: after the coarse variants of the ``breadth`` best calls, the ``refine_calls``
+  calls of highest value are searched again over a finer grid of speeds and spins (the position
+  the cue ball is left in is what the variants differ by, and it is worth the search's time only
+  on the calls that may be played);
 - a time budget after which the best candidate so far is returned.
 """
 from __future__ import annotations
@@ -145,10 +149,32 @@ def search(ctx: SearchContext, state: TableState, game: GameState, candidates: l
             searched.append((c, t))
         if best is None or t.value > best.value:
             best = Scored(c, t.frac, t.value)
+    for c in refinements(ctx, state, searched):
+        if past(deadline):
+            break
+        t = mc_value(ctx, c, state, game, player, ctx.cfg.ply, z, best.value, deadline)
+        if not t.cut:
+            searched.append((c, t))
+        if t.value > best.value:
+            best = Scored(c, t.frac, t.value)
     finalists = sorted(searched, key=lambda ct: -ct[1].value)[:ctx.cfg.verify_top]
     if ctx.cfg.verify_samples == 0 or not finalists or past(deadline):
         return best
     return verify(ctx, state, game, finalists)
+
+
+def refinements(ctx: SearchContext, state: TableState, searched: list[tuple[CandidateShot, Tally]]
+                ) -> list[CandidateShot]:
+    """The fine-grid speed and spin variants (MoveGenerator.refinements) of the ``refine_calls``
+    distinct calls whose best searched candidate has the highest value, best call first."""
+    out, calls = [], []
+    for c, _ in sorted(searched, key=lambda ct: -ct[1].value):
+        if len(calls) == ctx.cfg.refine_calls:
+            break
+        if c.call not in calls:
+            calls.append(c.call)
+            out += ctx.movegen.refinements(state, c)
+    return out
 
 
 def verify(ctx: SearchContext, state: TableState, game: GameState,

@@ -7,7 +7,7 @@ import pytest
 
 from planner.aim import aim_straight, pocket_axes, pocket_targets
 from planner.throw import is_right_cut
-from planner.movegen import MoveGenerator, min_elevation
+from planner.movegen import MoveGenConfig, MoveGenerator, min_elevation
 from planner.rules.game import GameState
 from planner.shot import ShotParams
 from planner.speed import min_speed
@@ -144,3 +144,46 @@ def test_best_is_the_head_of_generate(mg, table_config, n):
     st = TableState([0, 1, 9, 10, 11, 12, 13, 14], [[0.1, 1.36], obj, *blockers])
     game = GameState(frozenset({1, 8, 9, 10, 11, 12, 13, 14}), 0, ("solid", "stripe"))
     assert mg.best(st, game, n) == mg.generate(st, game)[:n] != []
+
+
+FINE = MoveGenConfig(speed_increments=(0.25, 0.8), spins=((0.0, 0.0), (0.0, 0.4)),
+                     fine_speed_increments=(0.25, 0.5, 0.8), fine_spins=((0.0, 0.0), (0.0, 0.4), (0.0, -0.7)))
+
+
+@pytest.fixture(scope="module")
+def fine_mg(table_config, tiny_table):
+    return MoveGenerator(table_config.table, table_config.physics, tiny_table, FINE)
+
+
+def _grid_pairs(cands, st, mg):
+    """{(b/R, V - minimum speed)} of straight-in candidates, rounded to 1e-6."""
+    out = set()
+    for c in cands:
+        k = mg.table.pocket_index(c.call.pocket)
+        a = aim_straight(st.position(0), st.position(c.call.ball), mg.targets[k], mg.axes[k], R)
+        v0 = float(min_speed(mg.params, a.alpha, a.d1, a.d2, c.shot.b / R))
+        out.add((round(c.shot.b / R, 6), round(c.shot.V - v0, 6)))
+    return out
+
+
+def test_refinements_are_the_fine_grid_less_the_coarse_one(fine_mg, table_config):
+    st = TableState([0, 1, 2, 9, 8], [[0.5, 0.7], [0.3, 1.5], [0.8, 0.5], [0.2, 0.3], [0.9, 1.9]])
+    game = GameState(frozenset({1, 2, 9, 8}), 0, ("solid", "stripe"))
+    cands = fine_mg.generate(st, game)
+    best = cands[0]
+    coarse = [c for c in cands if c.call == best.call]
+    fine = fine_mg.refinements(st, best)
+    assert _grid_pairs(coarse, st, fine_mg) == {(0.0, 0.25), (0.0, 0.8), (0.4, 0.25), (0.4, 0.8)}
+    assert _grid_pairs(fine, st, fine_mg) == {(0.0, 0.5), (0.4, 0.5), (-0.7, 0.25), (-0.7, 0.5), (-0.7, 0.8)}
+    assert len(fine) == 5 and all((c.call, c.kind, c.p) == (best.call, "straight", best.p) for c in fine)
+    for c in fine:   # aimed like the coarse variants: ghost ball plus the throw correction for its spin
+        k = fine_mg.table.pocket_index(c.call.pocket)
+        a = aim_straight(st.position(0), st.position(c.call.ball), fine_mg.targets[k], fine_mg.axes[k], R)
+        right = is_right_cut(a.ghost - st.position(0), fine_mg.targets[k] - st.position(c.call.ball))
+        assert c.shot.phi == pytest.approx(a.phi + fine_mg.throw.correction(a.alpha, a.d2, c.shot.V, c.shot.b / R, right))
+    assert -0.7 in fine_mg.throw.spins
+    # no fine grid, or a kind other than straight-in: nothing to refine
+    assert MoveGenerator(table_config.table, table_config.physics, fine_mg.difficulty,
+                         throw=fine_mg.throw).refinements(st, best) == []
+    bank = fine_mg.banks(TableState([0, 1], [[0.1, 1.36], [0.25, 1.3]]), GameState(frozenset({1, 8}), 0, ("solid", "stripe")))
+    assert bank and fine_mg.refinements(st, bank[0]) == []

@@ -104,3 +104,29 @@ def test_fan_safeties_are_foul_free_under_small_noise(make, sim):
     clean = [not rule(g, CalledShot.safe(), batch_facts(batch, i, pids), pocket_ids=pids)[1].fouls
              for i in range(len(rows))]
     assert np.mean(clean) >= 0.8
+
+
+def test_refinement_searches_the_fine_variants_of_the_best_valued_calls(table_config, tiny_table):
+    """montecarlo.refinements: the fine-grid variants of the refine_calls calls whose best
+    searched candidate has the highest value, best first (not the calls of highest estimate)."""
+    from types import SimpleNamespace
+
+    from planner.movegen import MoveGenConfig, MoveGenerator
+    from planner.search.montecarlo import Tally, refinements
+
+    cfg = MoveGenConfig(speed_increments=(0.25,), spins=((0.0, 0.0),), fine_speed_increments=(0.25, 0.8),
+                        fine_spins=((0.0, 0.0),))
+    mg = MoveGenerator(table_config.table, table_config.physics, tiny_table, cfg)
+    st = TableState([0, 1, 2, 9, 8], [[0.5, 0.7], [0.3, 1.5], [0.8, 0.5], [0.2, 0.3], [0.9, 1.9]])
+    cands = mg.generate(st, GameState(frozenset({1, 2, 9, 8}), 0, ("solid", "stripe")))
+    assert len({c.call for c in cands}) >= 3
+    a, b, c = cands[:3]                       # one variant per call, best estimate first
+
+    def tally(v):
+        return Tally(15, 15, 0.0, 15, 15 * v)
+    searched = [(a, tally(0.4)), (b, tally(0.9)), (c, tally(0.6))]
+    for k, want in ((0, []), (1, [b]), (2, [b, c]), (5, [b, c, a])):
+        ctx = SimpleNamespace(cfg=SimpleNamespace(refine_calls=k), movegen=mg)
+        got = refinements(ctx, st, searched)
+        assert got == [r for x in want for r in mg.refinements(st, x)]
+        assert [r.call for r in got] == [x.call for x in want]   # one fine variant (+0.8 m/s) per call
