@@ -1,4 +1,5 @@
 """The command line as a user runs it: real processes."""
+import os
 import subprocess
 import sys
 
@@ -62,3 +63,19 @@ def test_match_records_every_game_as_a_json_line(tmp_path):
                 sis[label[s["player"]]][0] += int(s["called_made"] and (s["turn_continues"] or s["reason"] == "win"))
     assert {k: summary["wins"][k] for k in ("A", "B")} == wins
     assert summary["sis"] == sis
+
+
+def test_output_into_a_closed_pipe_stops_quietly(tmp_path):
+    """`cuerobot ... | head` where head has already left: exit status 141 (128 + SIGPIPE) and
+    no traceback."""
+    records = tmp_path / "empty.jsonl"
+    records.write_text("")
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        out = subprocess.run([sys.executable, "-m", "controller.cli", "match-report", str(records)],
+                             stdout=write_end, stderr=subprocess.PIPE, text=True, timeout=120)
+    finally:
+        os.close(write_end)
+    assert out.returncode == 141, out.stderr
+    assert "Traceback" not in out.stderr and "BrokenPipeError" not in out.stderr
