@@ -113,6 +113,17 @@ def min_elevation(cue: np.ndarray, phi: float, balls: np.ndarray, table: Table, 
     return float(np.degrees(need))
 
 
+def fine_only(cfg: MoveGenConfig) -> tuple:
+    """The fine grid less the coarse one: ((a, b), speed increments) for each fine spin with
+    the increments the coarse grid does not already pair with it (spins left with none dropped)."""
+    out = []
+    for spin in cfg.fine_spins:
+        incs = tuple(i for i in cfg.fine_speed_increments if spin not in cfg.spins or i not in cfg.speed_increments)
+        if incs:
+            out.append((spin, incs))
+    return tuple(out)
+
+
 class MoveGenerator:
     """Candidate shots for one table, physics, difficulty table and config."""
 
@@ -122,9 +133,7 @@ class MoveGenerator:
         spins_b = tuple(dict.fromkeys(b for _, b in config.spins + config.fine_spins))
         self.throw = throw or build_throw_table(Simulator(table, params), spins_b)
         self._coarse = tuple((s, config.speed_increments) for s in config.spins)
-        self._fine = tuple((s, incs) for s, incs in (
-            (s, tuple(i for i in config.fine_speed_increments
-                      if s not in config.spins or i not in config.speed_increments)) for s in config.fine_spins) if incs)
+        self._fine = fine_only(config)
         self.targets = pocket_targets(table)
         self.axes = pocket_axes(table)
         self.side = np.array([k == "side" for k in table.pocket_kind])

@@ -139,24 +139,25 @@ def search(ctx: SearchContext, state: TableState, game: GameState, candidates: l
     ordered = top_calls(candidates, ctx.cfg.breadth)
     best, z = None, draws(ctx, ctx.cfg.samples)
     searched: list[tuple[CandidateShot, Tally]] = []
-    for c in ordered:
-        if best is not None and (min(1.0, c.p + ctx.cfg.cutoff_slack) * bound <= best.value or past(deadline)):
-            ctx.count("cutoffs")
-            break
+
+    def play(c: CandidateShot) -> None:
+        nonlocal best
         t = mc_value(ctx, c, state, game, player, ctx.cfg.ply, z,
                      -math.inf if best is None else best.value, deadline)
         if not t.cut:
             searched.append((c, t))
         if best is None or t.value > best.value:
             best = Scored(c, t.frac, t.value)
+
+    for c in ordered:
+        if best is not None and (min(1.0, c.p + ctx.cfg.cutoff_slack) * bound <= best.value or past(deadline)):
+            ctx.count("cutoffs")
+            break
+        play(c)
     for c in refinements(ctx, state, searched):
         if past(deadline):
             break
-        t = mc_value(ctx, c, state, game, player, ctx.cfg.ply, z, best.value, deadline)
-        if not t.cut:
-            searched.append((c, t))
-        if t.value > best.value:
-            best = Scored(c, t.frac, t.value)
+        play(c)
     finalists = sorted(searched, key=lambda ct: -ct[1].value)[:ctx.cfg.verify_top]
     if ctx.cfg.verify_samples == 0 or not finalists or past(deadline):
         return best
