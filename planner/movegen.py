@@ -303,8 +303,6 @@ class MoveGenerator:
     def best(self, state: TableState, game: GameState, n: int) -> list[CandidateShot]:
         """``generate(state, game)[:n]``, building only the straight-in calls those come from
         (the search's inner nodes need a few candidates, not all)."""
-        if not game.legal_targets() or not state.has(CUE):
-            return []
         probs = self.straight_probabilities(state, sorted(game.legal_targets()))
         out: list[CandidateShot] = []
         for (b, pid), p in sorted(probs.items(), key=lambda kp: -kp[1]):

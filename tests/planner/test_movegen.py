@@ -144,6 +144,11 @@ def test_best_is_the_head_of_generate(mg, table_config, n):
     st = TableState([0, 1, 9, 10, 11, 12, 13, 14], [[0.1, 1.36], obj, *blockers])
     game = GameState(frozenset({1, 8, 9, 10, 11, 12, 13, 14}), 0, ("solid", "stripe"))
     assert mg.best(st, game, n) == mg.generate(st, game)[:n] != []
+    # no cue ball on the table, or no legal target: nothing, as generate
+    no_cue = TableState(st.ids[1:], st.pos[1:])
+    assert mg.best(no_cue, game, n) == mg.generate(no_cue, game) == []
+    over = GameState(frozenset({1, 8}), 0, ("solid", "stripe"), winner=1)
+    assert mg.best(st, over, n) == mg.generate(st, over) == []
 
 
 FINE = MoveGenConfig(speed_increments=(0.25, 0.8), spins=((0.0, 0.0), (0.0, 0.4)),
