@@ -25,9 +25,20 @@ class Inning:
     ran_out: bool
 
 
+GAME_KEYS = {"players", "seed", "winner", "shots"}
+SHOT_KEYS = {"player", "kind", "cue_pos", "reason", "fouls", "turn_continues"}   # what the report reads
+
+
+def is_game_record(g) -> bool:
+    """A JSON value is a game record: an object with GAME_KEYS whose shots are a non-empty list
+    (a rack starts with its break) of objects with SHOT_KEYS."""
+    return (isinstance(g, dict) and GAME_KEYS <= g.keys() and isinstance(g["shots"], list)
+            and len(g["shots"]) > 0 and all(isinstance(s, dict) and SHOT_KEYS <= s.keys() for s in g["shots"]))
+
+
 def load_records(path: str | Path) -> list[dict]:
-    """The games of a records file. Raises ValueError naming the file and line of a line that is
-    not a game record (JSON with 'players', 'seed', 'winner' and 'shots')."""
+    """The games of a records file (at least one). Raises ValueError naming the file, and the
+    line of a line that is not a game record (``is_game_record``); OSError if it cannot be read."""
     games = []
     with open(path, encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
@@ -35,13 +46,14 @@ def load_records(path: str | Path) -> list[dict]:
                 continue
             try:
                 g = json.loads(line)
-                ok = isinstance(g, dict) and {"players", "seed", "winner", "shots"} <= g.keys()
             except json.JSONDecodeError:
-                ok = False
-            if not ok:
-                raise ValueError(f"{path}:{n}: not a game record (a JSON object with players, seed, "
-                                 f"winner and shots, as `cuerobot match --records` writes)")
+                g = None
+            if not is_game_record(g):
+                raise ValueError(f"{path}:{n}: not a game record (a JSON object with players, seed, winner "
+                                 f"and a non-empty list of shots, as `cuerobot match --records` writes)")
             games.append(g)
+    if not games:
+        raise ValueError(f"{path}: no game records (a match writes one line per finished game)")
     return games
 
 

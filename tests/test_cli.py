@@ -1,4 +1,5 @@
 """The command line as a user runs it: real processes."""
+import json
 import os
 import subprocess
 import sys
@@ -68,8 +69,10 @@ def test_match_records_every_game_as_a_json_line(tmp_path):
 def test_output_into_a_closed_pipe_stops_quietly(tmp_path):
     """`cuerobot ... | head` where head has already left: exit status 141 (128 + SIGPIPE) and
     no traceback."""
-    records = tmp_path / "empty.jsonl"
-    records.write_text("")
+    records = tmp_path / "one.jsonl"
+    records.write_text(json.dumps({"players": ["a", "b"], "seed": 1, "winner": 0, "shots": [
+        {"player": 0, "kind": "break", "cue_pos": [0.5, 0.5], "reason": "break_ball_pocketed", "fouls": [],
+         "turn_continues": True}]}) + "\n")
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
@@ -79,3 +82,14 @@ def test_output_into_a_closed_pipe_stops_quietly(tmp_path):
         os.close(write_end)
     assert out.returncode == 141, out.stderr
     assert "Traceback" not in out.stderr and "BrokenPipeError" not in out.stderr
+
+
+def test_match_report_of_an_empty_records_file_says_so(tmp_path):
+    """A match killed before its first game finished leaves an empty records file: the report
+    names it and exits 2 rather than printing an empty report."""
+    records = tmp_path / "empty.jsonl"
+    records.write_text("")
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "match-report", str(records)],
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2 and out.stdout == ""
+    assert f"{records}: no game records" in out.stderr

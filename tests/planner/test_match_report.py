@@ -76,6 +76,16 @@ def test_bad_records_name_file_and_line(tmp_path):
     f.write_text(json.dumps(RACK1) + "\n" + '{"players": ["a", "b"]}\n')
     with pytest.raises(ValueError, match=r"m.jsonl:2: not a game record"):
         load_records(f)
+    f.write_text(json.dumps(RACK1) + "\n" + json.dumps(dict(RACK1, shots=[])) + "\n")
+    with pytest.raises(ValueError, match=r"m.jsonl:2: not a game record"):   # a rack starts with its break
+        load_records(f)
+    shot = {k: v for k, v in RACK1["shots"][1].items() if k != "turn_continues"}
+    f.write_text(json.dumps(dict(RACK1, shots=[RACK1["shots"][0], shot])) + "\n")
+    with pytest.raises(ValueError, match=r"m.jsonl:1: not a game record"):
+        load_records(f)
+    f.write_text("\n")
+    with pytest.raises(ValueError, match=r"m.jsonl: no game records"):
+        load_records(f)
     with pytest.raises(ValueError, match="both players are 'mc'"):
         report([dict(RACK1, players=["mc", "mc"])])
 
