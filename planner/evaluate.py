@@ -28,5 +28,5 @@ def evaluate(movegen: MoveGenerator, state: TableState, game: GameState, player:
     who = game.shooter if player is None else player
     if game.is_over:
         return win_value if game.winner == who else 0.0
-    probs = movegen.straight_probabilities(state, sorted(game.legal_targets()))
+    probs = movegen.legal_straight_probabilities(state, game)
     return weighted_best(probs.values(), weights)

@@ -141,6 +141,11 @@ class MoveGenerator:
         self._grids = (*difficulty.grid("corner"), *difficulty.grid("side"))
 
     # ---- probabilities only (evaluation) --------------------------------------------------
+    def legal_straight_probabilities(self, state: TableState, game: GameState) -> dict[tuple[int, str], float]:
+        """``straight_probabilities`` over the balls ``game`` lets the player to move call, in
+        ball order."""
+        return self.straight_probabilities(state, sorted(game.legal_targets()))
+
     def straight_probabilities(self, state: TableState, balls) -> dict[tuple[int, str], float]:
         """{(ball, pocket id): p} of every possible straight-in shot on ``balls`` (compiled:
         planner.straight_shots; the evaluation function's inner loop). Blocked or impossible
@@ -181,7 +186,7 @@ class MoveGenerator:
         return out
 
     def straight_in(self, state: TableState, game: GameState) -> list[CandidateShot]:
-        probs = self.straight_probabilities(state, sorted(game.legal_targets()))
+        probs = self.legal_straight_probabilities(state, game)
         return [c for (b, pid), p in probs.items() for c in self._straight_call(state, b, pid, p)]
 
     def _straight_call(self, state: TableState, b: int, pid: str, p: float, grid=None) -> list[CandidateShot]:
@@ -303,7 +308,7 @@ class MoveGenerator:
     def best(self, state: TableState, game: GameState, n: int) -> list[CandidateShot]:
         """``generate(state, game)[:n]``, building only the straight-in calls those come from
         (the search's inner nodes need a few candidates, not all)."""
-        probs = self.straight_probabilities(state, sorted(game.legal_targets()))
+        probs = self.legal_straight_probabilities(state, game)
         out: list[CandidateShot] = []
         for (b, pid), p in sorted(probs.items(), key=lambda kp: -kp[1]):
             out += self._straight_call(state, b, pid, p)
