@@ -18,6 +18,7 @@ from planner.aim import RAILS, reflect_across_rail
 from planner.movegen import CandidateShot, MoveGenerator, min_elevation, path_clear, rail_point
 from planner.physics.engine import Simulator
 from planner.planner_config import PlannerConfig, SearchConfig, load_planner_config
+from planner.rules.eightball import Foul
 from planner.rules.game import CalledShot, GameState, InHand
 from planner.search import greedy, montecarlo, probabilistic
 from planner.search.common import Scored, SearchContext, opponent_value, play_rows, play_samples
@@ -33,13 +34,15 @@ KICK_SAFETY_SPEEDS = (1.2, 2.0, 3.0)           # cue speeds tried for one-rail k
 KICK_AIM_SPREAD = np.linspace(-4.0, 4.0, 33)   # aim offsets simulated to correct a kick safety [deg]
 FAN_STEP = 1.0                                 # direction step of the last-resort safety fan [deg]
 FAN_SPEEDS = (1.5, 3.0)                        # cue speeds of the safety fan [m/s]
+FOUL_SPEED = 0.2                               # cue speed of the deliberate foul (rolls about 0.26 m) [m/s]
 IN_HAND_KEEP = 3                              # placements searched after the quick evaluation
 
 
 @dataclass(frozen=True)
 class Decision:
     """The planner's choice. shot: what to play; call: the call (None on the break; a safety
-    call for safeties); kind: 'break', 'straight', 'bank', 'kick', 'combo', 'safety' or 'fallback';
+    call for safeties); kind: 'break', 'straight', 'bank', 'kick', 'combo', 'safety' (the
+    deliberate foul included) or 'fallback';
     estimate: the success-probability estimate of a shot, or for a safety the opponent's
     evaluation after it; cue_pos: (x, y) [m] where to place the cue ball when in hand, else None."""
     shot: ShotParams
@@ -230,14 +233,31 @@ class Planner:
             found += self._clean_runs(state, game, fan)
         return found[:self.cfg.search.safety_candidates]
 
+    def foul_safeties(self, state: TableState, game: GameState) -> list[CandidateShot]:
+        """The deliberate foul: the cue ball rolled at FOUL_SPEED so that it touches no ball and
+        pockets nothing, handing the opponent ball in hand (WPA 6.3) but not the rack. Worth it
+        only when every safety risks more, e.g. the 8 hanging in a pocket that it cannot be
+        called into. One candidate at the centre of the widest run of such directions (every
+        FAN_STEP degrees, nominal), or none."""
+        cue = state.position(CUE)
+        fan = [c for phi in np.radians(np.arange(0.0, 360.0, FAN_STEP))
+               for c in self._soft_shots(state, cue, cue + np.array([np.cos(phi), np.sin(phi)]), (FOUL_SPEED,))]
+        return self._runs(state, game, fan, lambda out: out.fouls == (Foul.NO_CONTACT,) and not out.pocketed)[:1]
+
     def _clean_runs(self, state: TableState, game: GameState, cands: list[CandidateShot]) -> list[CandidateShot]:
         """``cands`` (neighbours in order, e.g. increasing aim) played as aimed in one batch and
         refereed as safeties: the middle candidate of every run of consecutive foul-free ones,
         widest run first (empty if every one fouls)."""
+        return self._runs(state, game, cands, lambda out: not out.fouls)
+
+    def _runs(self, state: TableState, game: GameState, cands: list[CandidateShot], keep) -> list[CandidateShot]:
+        """``cands`` (neighbours in order) played as aimed in one batch and refereed as safeties:
+        the middle candidate of every run of consecutive ones whose Outcome satisfies ``keep``,
+        widest run first."""
         if not cands:
             return []
         rows = np.array([c.shot.as_array() for c in cands])
-        ok = [not out.fouls for _, _, out in play_rows(self.ctx, state, game, CalledShot.safe(), rows)]
+        ok = [keep(out) for _, _, out in play_rows(self.ctx, state, game, CalledShot.safe(), rows)]
         runs, start = [], None
         for i, good in enumerate(ok + [False]):
             if good and start is None:
@@ -266,10 +286,11 @@ class Planner:
         the error model and keeps the one of highest mean win probability
         (``winprob.passed_win_probability``: a safety always passes the turn); the others play
         each once as aimed (nominal), keep the one that leaves the opponent least and carry no
-        win probability (None)."""
+        win probability (None). The deliberate foul (``foul_safeties``) is judged with them: it
+        is kept only when every safety that hits a ball is worse."""
         n = self.cfg.search.samples if self._sampled else 1
         best = None
-        for c in self.safety_candidates(state, game, kitchen):
+        for c in self.safety_candidates(state, game, kitchen) + self.foul_safeties(state, game):
             results = play_samples(self.ctx, state, game, c, n, noise=self._sampled)
             opps = [opponent_value(self.ctx, s2, g2, out, game.shooter) for s2, g2, out in results]
             opp = sum(opps) / n

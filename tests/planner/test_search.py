@@ -106,6 +106,35 @@ def test_fan_safeties_are_foul_free_under_small_noise(make, sim):
     assert np.mean(clean) >= 0.8
 
 
+# the shooter (player 1, solids) is on the 8, which hangs in the jaw of the left side pocket with
+# the cue ball beyond it: the 8 cannot be cut in, and any contact drops it (rack 24300, --seed 1300)
+HANGING_EIGHT = TableState([0, 8, 12], [[0.316, 2.008], [0.012, 1.147], [0.127, 2.148]])
+ON_THE_EIGHT = GameState(frozenset({8, 12}), 1, ("stripe", "solid"))
+
+
+@pytest.mark.parametrize("name", ["greedy", "mc"])
+def test_a_deliberate_foul_rather_than_a_safety_that_drops_the_8(make, name):
+    from planner.movegen import CandidateShot
+    from planner.planners import FOUL_SPEED
+    from planner.rules.eightball import Foul
+    from planner.search.common import play_samples
+
+    pl = make(name)
+
+    def lost_fraction(shot, n=100):
+        c = CandidateShot(shot, CalledShot.safe(), "safety", 0.0)
+        return np.mean([g.winner == 0 for _, g, _ in play_samples(pl.ctx, HANGING_EIGHT, ON_THE_EIGHT, c, n)])
+
+    hits = pl.safety_candidates(HANGING_EIGHT, ON_THE_EIGHT, False)
+    assert hits and min(lost_fraction(c.shot) for c in hits) >= 0.5    # every safety that hits the 8 mostly drops it
+    d = pl.choose(HANGING_EIGHT, ON_THE_EIGHT)
+    assert d.kind == "safety" and d.shot.V == FOUL_SPEED
+    (_, g, out), = play_samples(pl.ctx, HANGING_EIGHT, ON_THE_EIGHT, CandidateShot(d.shot, d.call, d.kind, 0.0), 1,
+                                noise=False)
+    assert out.fouls == (Foul.NO_CONTACT,) and not out.pocketed and g.in_hand is not InHand.NONE and g.shooter == 0
+    assert lost_fraction(d.shot) <= 0.05                                # under E_high the 8 stays
+
+
 def test_refinement_searches_the_fine_variants_of_the_best_valued_calls(table_config, tiny_table):
     """montecarlo.refinements: the fine-grid variants of the refine_calls calls whose best
     searched candidate has the highest value, best first (not the calls of highest estimate)."""
