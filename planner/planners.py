@@ -225,12 +225,9 @@ class Planner:
         each of FAN_SPEEDS (nominal, at the least elevation that clears), one candidate at the
         centre of each foul-free run of directions, widest runs first, at most
         ``safety_candidates``."""
-        cue = state.position(CUE)
         found = []
         for V in FAN_SPEEDS:
-            fan = [c for phi in np.radians(np.arange(0.0, 360.0, FAN_STEP))
-                   for c in self._soft_shots(state, cue, cue + np.array([np.cos(phi), np.sin(phi)]), (V,))]
-            found += self._clean_runs(state, game, fan)
+            found += self._clean_runs(state, game, self._fan(state, V))
         return found[:self.cfg.search.safety_candidates]
 
     def foul_safeties(self, state: TableState, game: GameState) -> list[CandidateShot]:
@@ -239,10 +236,15 @@ class Planner:
         only when every safety risks more, e.g. the 8 hanging in a pocket that it cannot be
         called into. One candidate at the centre of the widest run of such directions (every
         FAN_STEP degrees, nominal), or none."""
+        return self._runs(state, game, self._fan(state, FOUL_SPEED),
+                          lambda out: out.fouls == (Foul.NO_CONTACT,) and not out.pocketed)[:1]
+
+    def _fan(self, state: TableState, V: float) -> list[CandidateShot]:
+        """The cue ball sent every FAN_STEP degrees at ``V`` [m/s] (``_soft_shots``), in order of
+        direction."""
         cue = state.position(CUE)
-        fan = [c for phi in np.radians(np.arange(0.0, 360.0, FAN_STEP))
-               for c in self._soft_shots(state, cue, cue + np.array([np.cos(phi), np.sin(phi)]), (FOUL_SPEED,))]
-        return self._runs(state, game, fan, lambda out: out.fouls == (Foul.NO_CONTACT,) and not out.pocketed)[:1]
+        return [c for phi in np.radians(np.arange(0.0, 360.0, FAN_STEP))
+                for c in self._soft_shots(state, cue, cue + np.array([np.cos(phi), np.sin(phi)]), (V,))]
 
     def _clean_runs(self, state: TableState, game: GameState, cands: list[CandidateShot]) -> list[CandidateShot]:
         """``cands`` (neighbours in order, e.g. increasing aim) played as aimed in one batch and

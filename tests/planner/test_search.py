@@ -6,9 +6,11 @@ import numpy as np
 import pytest
 
 from planner.aim import reflect_across_rail
-from planner.rules.eightball import referee, rule
+from planner.movegen import CandidateShot
+from planner.planners import FOUL_SPEED
+from planner.rules.eightball import Foul, referee, rule
 from planner.rules.game import CalledShot, GameState, InHand
-from planner.search.common import batch_facts
+from planner.search.common import batch_facts, play_samples
 from planner.shot import E_LOW, ErrorModel, ShotParams
 from planner.state import TableState
 
@@ -114,11 +116,6 @@ ON_THE_EIGHT = GameState(frozenset({8, 12}), 1, ("stripe", "solid"))
 
 @pytest.mark.parametrize("name", ["greedy", "mc"])
 def test_a_deliberate_foul_rather_than_a_safety_that_drops_the_8(make, name):
-    from planner.movegen import CandidateShot
-    from planner.planners import FOUL_SPEED
-    from planner.rules.eightball import Foul
-    from planner.search.common import play_samples
-
     pl = make(name)
 
     def lost_fraction(shot, n=100):
