@@ -2,15 +2,18 @@
 full event logs; the planner handles the break, ball in hand and safeties."""
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pytest
 
 from planner.aim import reflect_across_rail
-from planner.movegen import CandidateShot
+from planner.movegen import CandidateShot, MoveGenConfig, MoveGenerator
 from planner.planners import FOUL_SPEED
 from planner.rules.eightball import Foul, referee, rule
 from planner.rules.game import CalledShot, GameState, InHand
 from planner.search.common import batch_facts, play_samples
+from planner.search.montecarlo import Tally, refinements
 from planner.shot import E_LOW, ErrorModel, ShotParams
 from planner.state import TableState
 
@@ -135,11 +138,6 @@ def test_a_deliberate_foul_rather_than_a_safety_that_drops_the_8(make, name):
 def test_refinement_searches_the_fine_variants_of_the_best_valued_calls(table_config, tiny_table):
     """montecarlo.refinements: the fine-grid variants of the refine_calls calls whose best
     searched candidate has the highest value, best first (not the calls of highest estimate)."""
-    from types import SimpleNamespace
-
-    from planner.movegen import MoveGenConfig, MoveGenerator
-    from planner.search.montecarlo import Tally, refinements
-
     cfg = MoveGenConfig(speed_increments=(0.25,), spins=((0.0, 0.0),), fine_speed_increments=(0.25, 0.8),
                         fine_spins=((0.0, 0.0),))
     mg = MoveGenerator(table_config.table, table_config.physics, tiny_table, cfg)
