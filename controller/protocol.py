@@ -1,7 +1,7 @@
 """The robot's serial protocol: framing (bytes <-> frames), commands, replies and their fields.
 
 Pure: no port, no clock. docs/protocol.md is the specification; this module implements it for both
-ends (the driver in ``controller.actuator`` and the simulated firmware in ``controller.sim``).
+ends (the driver in ``controller.driver`` and the simulated firmware in ``controller.sim``).
 
 A frame is one ASCII line::
 

@@ -24,39 +24,19 @@ from typing import Callable, Iterable
 
 import numpy as np
 
-from controller.actuator import (
-    Actuator, ActuatorError, DriverSettings, FrameLog, ShotOutcomeUnknown, ShotRejected,
-    load_driver_settings, parse_driver_settings,
-)
+from config.sim import SoakSettings
+from controller.driver.actuator import Actuator
+from controller.driver.errors import ActuatorError, ShotOutcomeUnknown, ShotRejected
+from controller.driver.link import LinkFault
 from controller.protocol import SHOT_WIRE, RobotLimits, ShotCommand
-from controller.sim.config import SimConfig, load_robot_limits, load_sim_config
 from controller.sim.robot import SimRobot
 from controller.sim.world import RecordingWorld
-from planner.config import load_yaml
-from planner.shot import ShotParams
+from hil.recording import FrameLog
+from planner.shot import SHOT_FIELDS, ShotParams
 
 MAX_ATTEMPTS = 8      # sends of one planned shot before the soak gives up on it
 RESOLVE_TRIES = 40    # was_struck() calls to settle a ShotOutcomeUnknown
 RESOLVE_PAUSE_S = 0.05
-
-
-@dataclass(frozen=True)
-class SoakSetup:
-    sim: SimConfig
-    limits: RobotLimits
-    driver: DriverSettings   # port is replaced by the simulated robot's link
-    invalid_rate: float
-
-
-def load_soak_setup(sim_path: str | Path | None = None, robot_path: str | Path | None = None) -> SoakSetup:
-    """The ``soak`` profile of config/sim.yaml over config/robot.yaml. Raises ConfigError."""
-    sim = load_sim_config(sim_path, profile="soak")
-    soak = load_yaml(sim.path).section("soak")
-    driver = load_driver_settings(robot_path)
-    if soak.has("driver"):
-        driver = parse_driver_settings(soak.section("driver"), driver)
-    rate = soak.number("invalid_rate", "a probability between 0 and 1", lo=0.0, hi=1.0, default=0.0)
-    return SoakSetup(sim, load_robot_limits(robot_path), driver, rate)
 
 
 @dataclass
@@ -71,7 +51,7 @@ class SoakResult:
     given_up: int = 0
     outcomes: Counter = field(default_factory=Counter)
     faults: Counter = field(default_factory=Counter)
-    recoveries: list[tuple[str, float]] = field(default_factory=list)  # (fault kind, seconds)
+    recoveries: list[tuple[LinkFault, float]] = field(default_factory=list)  # (fault kind, seconds)
     reconnects: int = 0
     elapsed_s: float = 0.0
 
@@ -112,7 +92,7 @@ def random_shot(rng: np.random.Generator, lim: RobotLimits, invalid: bool) -> tu
         name = str(rng.choice(["theta", "V", "a", "b", "x", "y"]))
         r = getattr(lim, name)
         vals[name] = r.hi + 0.1 * (r.hi - r.lo) + 1e-3
-    return ShotParams(*(vals[k] for k in ("phi", "theta", "V", "a", "b"))), (vals["x"], vals["y"])
+    return ShotParams(*(vals[k] for k in SHOT_FIELDS)), (vals["x"], vals["y"])
 
 
 def within_wire_resolution(cmd: ShotCommand, params: ShotParams, cue_xy: tuple[float, float]) -> bool:
@@ -136,7 +116,7 @@ def _resolve(act: Actuator, seq: int) -> bool | None:
     return None
 
 
-def run_soak(n_shots: int, setup: SoakSetup, seed: int = 0,
+def run_soak(n_shots: int, setup: SoakSettings, seed: int = 0,
              progress: Callable[[Iterable], Iterable] | None = None,
              frame_log: str | Path | None = None) -> SoakResult:
     """Drive ``n_shots`` planned shots through the driver to a SimRobot under the setup's faults
@@ -235,9 +215,8 @@ def format_report(r: SoakResult) -> str:
         "  faults injected: " + ", ".join(f"{k} {v}" for k, v in sorted(r.faults.items())),
     ]
     lines.append(f"  recovery times (first fault to next good exchange), {r.reconnects} reconnects:")
-    kinds = sorted({k for k, _ in r.recoveries})
-    for kind, ts in [("all", [t for _, t in r.recoveries])] + [(k, [t for q, t in r.recoveries if q == k])
-                                                              for k in kinds]:
+    by_kind = {k.value: [t for q, t in r.recoveries if q is k] for k in {k for k, _ in r.recoveries}}
+    for kind, ts in [("all", [t for _, t in r.recoveries]), *sorted(by_kind.items())]:
         if ts:
             lines.append(f"    {kind:12s} n={len(ts):5d}  median {1e3 * np.median(ts):7.1f} ms  "
                          f"p90 {1e3 * np.percentile(ts, 90):7.1f} ms  max {1e3 * max(ts):7.1f} ms")

@@ -1,9 +1,13 @@
 """Ghost-ball aiming geometry: where the cue ball must be at contact, the cue direction, and the
-four features of PickPocket's shot-difficulty table (Smith 2006, Section 3.2: cut angle alpha,
-object-ball-to-pocket distance d1, cue-to-ghost distance d2, pocket angle beta).
+four features of PickPocket's shot difficulty (Smith 2006, Section 3.2; planner.difficulty: cut
+angle alpha, object-ball-to-pocket distance d1, cue-to-ghost distance d2, pocket angle beta).
 
 Frame and units: docs/frame.md (metres; phi, alpha, beta in degrees; phi = 0 along +x,
 counter-clockwise). Ball radius R in metres.
+
+Clearances for the move generator and the safeties: ``path_clear`` (the capsule test between two
+points), ``min_elevation`` (the least cue elevation over balls and the cushion behind the cue
+ball), ``rail_point`` (where a one-rail path meets the rail) and ``on_table``.
 
 Aim points. A corner pocket's drop centre lies behind the rail intersection on the diagonal; a
 line to it from anywhere on the table crosses the mouth (the mouth is about 45 degrees wide
@@ -19,7 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from planner.jit import njit
+from planner.physics.params import PhysicsParams
 from planner.table import Table
+
+STICK_REACH = 1.0   # length of cue stick behind the cue ball checked for clearance [m]
 
 
 def unit(v: np.ndarray) -> np.ndarray:
@@ -158,3 +165,63 @@ def reflect_across_rail(p: np.ndarray, table: Table, rail: str, R: float, e: flo
 
 
 RAILS = ("left", "right", "head", "foot")
+
+
+def path_clear(p0, p1, balls: np.ndarray, R: float) -> bool:
+    """No ball centre in ``balls`` (N, 2) [m] within 2R of the segment p0-p1 ((2,) [m] each)."""
+    return not segment_blocked(float(p0[0]), float(p0[1]), float(p1[0]), float(p1[1]), balls, -1, -1, R)
+
+
+def on_table(p, table: Table, R: float) -> bool:
+    """Whether a ball centre at p (2,) [m] lies at least R from every rail line of ``table``."""
+    return bool(R <= p[0] <= table.width - R and R <= p[1] <= table.length - R)
+
+
+def min_elevation(cue: np.ndarray, phi: float, balls: np.ndarray, table: Table, params: PhysicsParams,
+                  theta_min: float) -> float:
+    """Least cue elevation [deg] (>= theta_min) at which a stick of tip radius r, held along
+    direction ``phi`` and rising from the cue ball's centre height R, passes over every ball in
+    ``balls`` (N, 2) and the cushion (height h) behind the cue ball within STICK_REACH."""
+    R, r, h = params.R, params.cue_tip_radius, table.cushion_height
+    back = -np.array([np.cos(np.radians(phi)), np.sin(np.radians(phi))])
+    need = np.radians(theta_min)
+    if len(balls):
+        rel = balls - cue
+        s = rel @ back                                   # distance behind the cue ball
+        lat = np.abs(rel @ np.array([-back[1], back[0]]))
+        hit = (s > 0) & (s < STICK_REACH) & (lat < R + r)
+        if hit.any():
+            rise = np.sqrt((R + r) ** 2 - lat[hit] ** 2)  # the stick must pass this high above centre
+            need = max(need, float(np.max(np.arctan2(rise, s[hit]))))
+    # distance behind the cue ball to the cushion nose along the stick
+    dists = []
+    for comp, lo, hi in ((0, 0.0, table.width), (1, 0.0, table.length)):
+        if back[comp] < -1e-12:
+            dists.append((cue[comp] - lo) / -back[comp])
+        elif back[comp] > 1e-12:
+            dists.append((hi - cue[comp]) / back[comp])
+    s_rail = min(dists)
+    if s_rail < STICK_REACH:
+        need = max(need, float(np.arctan2(h + r - R, s_rail)))
+    return float(np.degrees(need))
+
+
+def rail_point(frm: np.ndarray, img: np.ndarray, table: Table, rail: str, R: float):
+    """Where the segment from ``frm`` to the mirror image ``img`` crosses the rail's ball-centre
+    line, or None if it does not cross it inside the playable part of that rail."""
+    comp, line = {"left": (0, R), "right": (0, table.width - R),
+                  "head": (1, R), "foot": (1, table.length - R)}[rail]
+    den = img[comp] - frm[comp]
+    if abs(den) < 1e-12:
+        return None
+    s = (line - frm[comp]) / den
+    if not 0.0 < s < 1.0:
+        return None
+    p = frm + s * (img - frm)
+    other, span = 1 - comp, (table.width if comp == 1 else table.length)
+    margin = 0.12                   # keep the contact off the pocket jaws [m]
+    if not margin < p[other] < span - margin:
+        return None
+    if comp == 0 and abs(p[1] - table.length / 2) < margin:   # side pocket mouth
+        return None
+    return p

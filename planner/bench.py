@@ -12,11 +12,11 @@ import time
 
 import numpy as np
 
+from planner.decision import make_planner, place_cue
+from planner.execution import executable
 from planner.physics.engine import Simulator
-from planner.planners import make_planner, place_cue
 from planner.rack import rack_8ball
 from planner.rules.game import GameState
-from planner.execution import executable
 from planner.shot import E_HIGH, ShotParams
 from planner.state import CUE, TableState
 

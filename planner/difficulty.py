@@ -1,17 +1,18 @@
-"""PickPocket's shot-difficulty table (Smith 2006, Section 3.2): the probability that a
-straight-in shot pockets the object ball, tabulated over cut angle alpha [deg], object-to-pocket
-distance d1 [m], cue-to-ghost distance d2 [m] and pocket angle beta [deg], separately for corner
-and side pockets. Each entry is the fraction of ``samples`` simulations of the nominal shot
-perturbed by the robot's ErrorModel that drop the object ball in the aimed pocket.
+"""PickPocket's shot difficulty (Smith 2006, Section 3.2; the paper's "shot-difficulty table"),
+held here as a DifficultyGrid: the probability that a straight-in shot pockets the object ball,
+on a grid over cut angle alpha [deg], object-to-pocket distance d1 [m], cue-to-ghost distance
+d2 [m] and pocket angle beta [deg], separately for corner and side pockets. Each entry is the
+fraction of ``samples`` simulations of the nominal shot perturbed by the robot's ErrorModel that
+drop the object ball in the aimed pocket.
 
 Nominal shot of a cell: the geometry of planner.aim (ghost ball, pocket aim point), level cue
 (theta = 0), centre ball, V = planner.speed.min_speed + the first speed increment.
 
-Tables are stored as ``difficulty_<name>.npz`` + ``difficulty_<name>.json`` under the cache
-directory ($CUEROBOT_TABLES_DIR, default ~/.cache/cuerobot/tables/). The JSON holds the format
-version, the error model's sigmas, the grid and a hash of everything the entries depend on
-(table geometry, physics constants, grid, samples, sigmas); a table whose hash differs is stale:
-``load_or_build`` rebuilds it or raises StaleTableError.
+Grids are stored as ``difficulty_<name>.npz`` + ``difficulty_<name>.json`` under the cache
+directory ($CUEROBOT_DIFFICULTY_DIR, default ~/.cache/cuerobot/difficulty/). The JSON holds the
+format version, the error model's sigmas, the grid spec and a hash of everything the entries
+depend on (pool-table geometry, physics constants, grid spec, samples, sigmas); a stored grid
+whose hash differs is stale: ``load_difficulty`` rebuilds it or raises StaleDifficultyError.
 """
 from __future__ import annotations
 
@@ -26,18 +27,19 @@ import numpy as np
 
 from planner.aim import pocket_axes, pocket_targets
 from planner.execution import executable
+from planner.interp import multilinear
 from planner.jit import njit
 from planner.parallel import parallel_map
 from planner.physics.engine import Simulator
 from planner.physics.params import PhysicsParams
-from planner.shot import ErrorModel, ShotParams
+from planner.shot import SHOT_FIELDS, ErrorModel, ShotParams
 from planner.speed import min_speed
 from planner.state import TableState
 from planner.table import Table
-from planner.throw import ThrowTable, build_throw_table, is_right_cut
+from planner.throw import ThrowCorrection, build_throw, is_right_cut
 
 FORMAT_VERSION = 2   # 2: cells aim with the throw correction of planner/throw.py
-TABLES_DIR_ENV = "CUEROBOT_TABLES_DIR"
+DIFFICULTY_DIR_ENV = "CUEROBOT_DIFFICULTY_DIR"
 KINDS = ("corner", "side")
 FEATURES = ("alpha", "d1", "d2", "beta")
 BETA_MAX = {"corner": 45.0, "side": 65.0}   # pocket angles beyond these do not enter [deg]
@@ -45,22 +47,23 @@ ALPHA_MAX = 85.0                              # thinnest cut tabulated [deg]
 D_MIN = 0.03                                  # shortest tabulated distance [m]
 
 
-class StaleTableError(RuntimeError):
-    """A stored difficulty table was built for another table, physics, grid or error model."""
+class StaleDifficultyError(RuntimeError):
+    """A stored difficulty grid was built for another pool table, physics, grid spec or error model."""
 
 
-def tables_dir() -> Path:
-    env = os.environ.get(TABLES_DIR_ENV)
-    return Path(env) if env else Path.home() / ".cache" / "cuerobot" / "tables"
+def difficulty_dir() -> Path:
+    """Where difficulty grids are stored: $CUEROBOT_DIFFICULTY_DIR, else ~/.cache/cuerobot/difficulty."""
+    env = os.environ.get(DIFFICULTY_DIR_ENV)
+    return Path(env) if env else Path.home() / ".cache" / "cuerobot" / "difficulty"
 
 
 @dataclass(frozen=True)
 class GridSpec:
-    """Grid of the table: ``resolution`` points per feature, ``samples`` simulations per cell,
+    """The difficulty grid: ``resolution`` points per feature, ``samples`` simulations per cell,
     ``speed_increment`` [m/s] added to the minimum speed for the nominal shot."""
-    resolution: int = 4
-    samples: int = 32
-    speed_increment: float = 0.25
+    resolution: int
+    samples: int
+    speed_increment: float
 
     def axes(self, table: Table, kind: str) -> tuple[np.ndarray, ...]:
         dmax = float(np.hypot(table.width, table.length))
@@ -70,7 +73,8 @@ class GridSpec:
 
 
 def config_hash(table: Table, params: PhysicsParams, grid: GridSpec, error: ErrorModel) -> str:
-    """sha256 of everything a table's entries depend on."""
+    """sha256 (hex) of everything a difficulty grid's entries depend on: the pool table's
+    specs, the physics constants, the grid spec and the error model's sigmas."""
     spec = dataclasses.asdict(table.specs) if table.specs is not None else {"name": table.name}
     blob = json.dumps({"format": FORMAT_VERSION, "table": spec, "physics": dataclasses.asdict(params),
                        "grid": dataclasses.asdict(grid), "sigmas": error.sigmas().tolist()},
@@ -106,7 +110,7 @@ def cell_layout(table: Table, R: float, kind: str, alpha: float, d1: float, d2: 
     return None
 
 
-def _cell_probability(sim: Simulator, grid: GridSpec, error: ErrorModel, throw: ThrowTable, kind: str,
+def _cell_probability(sim: Simulator, grid: GridSpec, error: ErrorModel, throw: ThrowCorrection, kind: str,
                       cell: tuple[float, float, float, float], rng: np.random.Generator) -> float:
     R = sim.params.R
     lay = cell_layout(sim.table, R, kind, *cell)
@@ -130,29 +134,34 @@ def _build_chunk(args):
 
 
 @dataclass(frozen=True)
-class DifficultyTable:
-    """probs[kind]: (n, n, n, n) over (alpha, d1, d2, beta); axes[kind]: the four uniform axes."""
+class DifficultyGrid:
+    """The success probability of straight-in shots on a grid, per pocket kind ('corner',
+    'side'). probs[kind]: (n0, n1, n2, n3) over (alpha, d1, d2, beta); axes[kind]: the four
+    evenly spaced axes [deg, m, m, deg]; meta: what the JSON file holds (see the module docstring)."""
     probs: dict
     axes: dict
     meta: dict
 
     def lookup(self, side, alpha, d1, d2, beta) -> np.ndarray:
-        """Multilinear interpolation, O(1) per shot; broadcasts. side: bool array (True = side
-        pocket). Features outside the grid are clamped to its edge. Returns probabilities."""
+        """Multilinear interpolation (``interp.multilinear`` on the uniform axes), O(1) per
+        shot; the arguments broadcast. side: bool (True = side pocket); alpha, beta [deg]; d1,
+        d2 [m]. Features outside the grid are clamped to its edge. Returns probabilities, the
+        broadcast shape."""
         x = np.broadcast_arrays(np.asarray(alpha, float), np.asarray(d1, float),
                                 np.asarray(d2, float), np.asarray(beta, float), np.asarray(side, dtype=bool))
         pts = np.ascontiguousarray(np.stack([v.ravel() for v in x[:4]], -1))
-        (pc, oc, sc), (ps, os_, ss) = (self.grid(k) for k in KINDS)
-        return interp_many(pc, oc, sc, ps, os_, ss, pts, np.ascontiguousarray(x[4].ravel())).reshape(x[0].shape)
+        (pc, ac), (ps, as_) = (self.grid(k) for k in KINDS)
+        return _lookup_many(pc, ac, ps, as_, pts, np.ascontiguousarray(x[4].ravel())).reshape(x[0].shape)
 
-    def grid(self, kind: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(values (n0, n1, n2, n3), origin (4,), step (4,)) of one pocket kind's uniform grid,
-        the form the compiled lookups (``interp4``) take."""
-        ax = self.axes[kind]
-        return (np.ascontiguousarray(self.probs[kind], dtype=np.float64), np.array([a[0] for a in ax], float),
-                np.array([a[1] - a[0] for a in ax], float))
+    def grid(self, kind: str) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
+        """(values (n0, n1, n2, n3), axes: tuple of the four evenly spaced knot arrays) of one
+        pocket kind, the form the compiled lookup (``interp.multilinear``, uniform) takes."""
+        return (np.ascontiguousarray(self.probs[kind], dtype=np.float64),
+                tuple(np.ascontiguousarray(a, dtype=np.float64) for a in self.axes[kind]))
 
     def save(self, directory: Path, name: str) -> Path:
+        """Write ``difficulty_<name>.npz`` (atomically) and ``.json`` under ``directory``
+        (created if absent). Returns the .npz path."""
         directory.mkdir(parents=True, exist_ok=True)
         npz = directory / f"difficulty_{name}.npz"
         tmp = directory / f".difficulty_{name}.tmp.npz"
@@ -162,40 +171,27 @@ class DifficultyTable:
         (directory / f"difficulty_{name}.json").write_text(json.dumps(self.meta, indent=1))
         return npz
 
-
-@njit(cache=True)
-def interp4(values, origin, step, x0, x1, x2, x3):
-    """Multilinear interpolation of the 4-D grid ``values`` (origin, step: (4,)) at one point;
-    coordinates outside the grid are clamped to its edge."""
-    x = (x0, x1, x2, x3)
-    idx = np.empty(4, np.int64)
-    frac = np.empty(4)
-    for d in range(4):
-        n = values.shape[d]
-        f = min(max((x[d] - origin[d]) / step[d], 0.0), n - 1.0)
-        i = min(int(np.floor(f)), n - 2)
-        idx[d] = i
-        frac[d] = f - i
-    out = 0.0
-    for corner in range(16):
-        w = 1.0
-        for d in range(4):
-            w *= frac[d] if (corner >> d) & 1 else 1.0 - frac[d]
-        if w != 0.0:
-            out += w * values[idx[0] + (corner & 1), idx[1] + ((corner >> 1) & 1),
-                              idx[2] + ((corner >> 2) & 1), idx[3] + ((corner >> 3) & 1)]
-    return out
+    @classmethod
+    def read(cls, directory: Path, name: str) -> DifficultyGrid:
+        """The grid ``save`` wrote under ``directory`` as ``name``; raises FileNotFoundError if absent."""
+        meta = json.loads((directory / f"difficulty_{name}.json").read_text())
+        with np.load(directory / f"difficulty_{name}.npz") as z:
+            probs = {k: z[f"{k}_probs"] for k in KINDS}
+            axes = {k: tuple(z[f"{k}_axis{i}"] for i in range(4)) for k in KINDS}
+        return cls(probs, axes, meta)
 
 
 @njit(cache=True)
-def interp_many(corner, c_origin, c_step, side, s_origin, s_step, pts, is_side):
-    """interp4 at each row of ``pts`` (M, 4) in the side grid where ``is_side`` (M,), else the corner grid."""
+def _lookup_many(corner, corner_axes, side, side_axes, pts, is_side):
+    """``multilinear`` at each row of ``pts`` (M, 4) in the side grid where ``is_side`` (M,),
+    else the corner grid. Returns (M,)."""
     out = np.empty(len(pts))
     for m in range(len(pts)):
+        x = (pts[m, 0], pts[m, 1], pts[m, 2], pts[m, 3])
         if is_side[m]:
-            out[m] = interp4(side, s_origin, s_step, pts[m, 0], pts[m, 1], pts[m, 2], pts[m, 3])
+            out[m] = multilinear(side, side_axes, x, True)
         else:
-            out[m] = interp4(corner, c_origin, c_step, pts[m, 0], pts[m, 1], pts[m, 2], pts[m, 3])
+            out[m] = multilinear(corner, corner_axes, x, True)
     return out
 
 
@@ -212,10 +208,11 @@ def _fill_infeasible(p: np.ndarray) -> np.ndarray:
     return p[tuple(ind)]
 
 
-def build_table(table: Table, params: PhysicsParams, error: ErrorModel, grid: GridSpec, *,
-                workers: int = 1, seed: int = 0, progress=None) -> DifficultyTable:
-    """Simulate every cell. ``progress(iterable, total)`` wraps the chunk iterator (e.g. tqdm).
-    workers > 1 spreads chunks of cells over processes."""
+def build_difficulty(table: Table, params: PhysicsParams, error: ErrorModel, grid: GridSpec, *,
+                     workers: int = 1, seed: int = 0, progress=None) -> DifficultyGrid:
+    """Simulate every cell of ``grid`` on the pool table ``table`` with ``params`` under
+    ``error``. ``progress(iterable, total)`` wraps the chunk iterator (e.g. tqdm). workers > 1
+    spreads chunks of cells over processes (the chunks, hence the random streams, depend on it)."""
     chunks, shapes, axes = [], {}, {}
     for kind in KINDS:
         ax = grid.axes(table, kind)
@@ -225,7 +222,7 @@ def build_table(table: Table, params: PhysicsParams, error: ErrorModel, grid: Gr
         step = max(1, len(cells) // (8 * max(workers, 1)))
         for j in range(0, len(cells), step):
             chunks.append((kind, j, cells[j:j + step]))
-    throw = build_throw_table(Simulator(table, params), (0.0,))
+    throw = build_throw(Simulator(table, params), (0.0,))
     jobs = [(table, params, grid, error, throw, kind, cells, seed + n) for n, (kind, _, cells) in enumerate(chunks)]
     results = parallel_map(_build_chunk, jobs, workers, progress)
     flat = {kind: [] for kind in KINDS}
@@ -233,43 +230,35 @@ def build_table(table: Table, params: PhysicsParams, error: ErrorModel, grid: Gr
         flat[kind].extend(r)
     probs = {k: _fill_infeasible(np.array(flat[k]).reshape(shapes[k])) for k in KINDS}
     meta = {"version": FORMAT_VERSION, "hash": config_hash(table, params, grid, error),
-            "sigmas": dict(zip(("phi", "theta", "V", "a", "b"), error.sigmas().tolist())),
+            "sigmas": dict(zip(SHOT_FIELDS, error.sigmas().tolist())),
             "resolution": grid.resolution, "samples": grid.samples,
             "speed_increment": grid.speed_increment, "table": table.name, "seed": seed}
-    return DifficultyTable(probs, axes, meta)
+    return DifficultyGrid(probs, axes, meta)
 
 
-def load_table(directory: Path, name: str) -> DifficultyTable:
-    """Read a stored table; raises FileNotFoundError if absent."""
-    meta = json.loads((directory / f"difficulty_{name}.json").read_text())
-    with np.load(directory / f"difficulty_{name}.npz") as z:
-        probs = {k: z[f"{k}_probs"] for k in KINDS}
-        axes = {k: tuple(z[f"{k}_axis{i}"] for i in range(4)) for k in KINDS}
-    return DifficultyTable(probs, axes, meta)
-
-
-def load_or_build(table: Table, params: PhysicsParams, error: ErrorModel, grid: GridSpec, *,
-                  name: str, directory: Path | None = None, on_stale: str = "rebuild",
-                  progress=None, workers: int = 1) -> DifficultyTable:
-    """The stored table ``name`` if it matches (table, params, error, grid); otherwise rebuild
-    and store it (on_stale='rebuild') or raise StaleTableError (on_stale='refuse')."""
-    directory = Path(directory) if directory is not None else tables_dir()
+def load_difficulty(table: Table, params: PhysicsParams, error: ErrorModel, grid: GridSpec, *,
+                    name: str, directory: Path | None = None, on_stale: str = "rebuild",
+                    progress=None, workers: int = 1) -> DifficultyGrid:
+    """The grid stored as ``name`` under ``directory`` (default ``difficulty_dir()``) if it was
+    built for (table, params, error, grid); otherwise build and store it (on_stale='rebuild') or
+    raise StaleDifficultyError saying why and how to rebuild it (on_stale='refuse')."""
+    directory = Path(directory) if directory is not None else difficulty_dir()
     want = config_hash(table, params, grid, error)
     why = None
     try:
-        dt = load_table(directory, name)
-        if dt.meta.get("version") != FORMAT_VERSION:
-            why = f"format version {dt.meta.get('version')} != {FORMAT_VERSION}"
-        elif dt.meta.get("hash") != want:
-            why = (f"built for another table/physics/grid/error model (stored sigmas {dt.meta.get('sigmas')}, "
-                   f"resolution {dt.meta.get('resolution')}, samples {dt.meta.get('samples')})")
+        dg = DifficultyGrid.read(directory, name)
+        if dg.meta.get("version") != FORMAT_VERSION:
+            why = f"format version {dg.meta.get('version')} != {FORMAT_VERSION}"
+        elif dg.meta.get("hash") != want:
+            why = (f"built for another pool table/physics/grid/error model (stored sigmas {dg.meta.get('sigmas')}, "
+                   f"resolution {dg.meta.get('resolution')}, samples {dg.meta.get('samples')})")
         else:
-            return dt
+            return dg
     except FileNotFoundError:
         why = "no stored table"
     if on_stale == "refuse":
-        raise StaleTableError(f"difficulty table {directory / ('difficulty_' + name + '.npz')} is stale: {why}; "
-                              f"rebuild it with `cuerobot tables build --noise {name}`")
-    dt = build_table(table, params, error, grid, workers=workers, progress=progress)
-    dt.save(directory, name)
-    return dt
+        raise StaleDifficultyError(f"difficulty grid {directory / ('difficulty_' + name + '.npz')} is stale: {why}; "
+                                   f"rebuild it with `cuerobot difficulty build --noise {name}`")
+    dg = build_difficulty(table, params, error, grid, workers=workers, progress=progress)
+    dg.save(directory, name)
+    return dg

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from planner.decision import Planner, make_planner, place_cue
 from planner.execution import executable
 from planner.parallel import parallel_map
 from planner.physics.engine import Simulator
-from planner.planners import Planner, make_planner, place_cue
 from planner.rack import rack_8ball
 from planner.rules.eightball import Reason, referee
 from planner.rules.game import GameState, InHand
@@ -158,7 +158,7 @@ def run_match(a: str, b: str, games: int, noise: str = "high", seed: int = 0, wo
     (A breaks the even games); ``on_game(record)`` is called as each game finishes. Returns
     {'wins': {'A': n, 'B': n, 'none': n}, 'sis': {'A': [s, a], 'B': [s, a]}, 'ss': {...},
     'decision_s': {'A': median, 'B': median}, 'games': [GameRecord]}."""
-    make_planner(a, noise)          # build or check the difficulty table once, before the workers
+    make_planner(a, noise)          # build or check the difficulty grid once, before the workers
     jobs = [(a, b, seed + 1000 * g, noise, g % 2 == 1, max_shots) for g in range(games)]
     results = parallel_map(_game_job, jobs, workers, progress, ordered=False,
                            on_result=None if on_game is None else (lambda r: on_game(r[1])))

@@ -1,13 +1,14 @@
 """PickPocket's move generator (Smith 2006, Section 3.1): for every legal ball and pocket, the
 straight-in shots (ghost-ball aim, minimum speed plus increments, a few tip offsets for draw,
 stun and follow, the lowest cue elevation that clears), each with a success-probability estimate
-from the shot-difficulty table; only when no straight-in shot exists, one-rail banks, one-rail
-kicks and two-ball combinations, whose estimate is a discounted straight-in probability.
+from the shot-difficulty grid (planner.difficulty); only when no straight-in shot exists,
+one-rail banks, one-rail kicks and two-ball combinations, whose estimate is a discounted
+straight-in probability.
 
 Physically-possible check: the cue ball's path to the ghost ball and the object ball's path to
 the pocket are free of other balls (capsule test: centres farther than 2R from the segment), and
 the cue stick clears balls and the cushion behind the cue ball (the elevation is raised until it
-does, up to ``MoveGenConfig.theta_max``).
+does, up to ``MoveGenConfig.theta_max``); the geometry is planner.aim's.
 
 Units: metres, m/s, degrees (docs/frame.md).
 """
@@ -17,20 +18,29 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from planner.aim import (RAILS, aim_straight, ghost_ball, pocket_axes, pocket_targets, reflect_across_rail,
-                         segment_blocked, unit)
-from planner.difficulty import BETA_MAX, DifficultyTable
+from planner.aim import (
+    RAILS,
+    aim_straight,
+    ghost_ball,
+    min_elevation,
+    on_table,
+    path_clear,
+    pocket_axes,
+    pocket_targets,
+    rail_point,
+    reflect_across_rail,
+    unit,
+)
+from planner.difficulty import BETA_MAX, DifficultyGrid
 from planner.physics.engine import Simulator
 from planner.physics.params import PhysicsParams
 from planner.rules.game import CalledShot, GameState
 from planner.shot import ShotParams
 from planner.speed import min_speed
-from planner.straight_shots import straight_pairs
 from planner.state import CUE, TableState
+from planner.straight_shots import straight_pairs
 from planner.table import Table
-from planner.throw import ThrowTable, build_throw_table, is_right_cut
-
-STICK_REACH = 1.0   # length of cue stick behind the cue ball checked for clearance [m]
+from planner.throw import ThrowCorrection, build_throw, is_right_cut
 
 
 @dataclass(frozen=True)
@@ -39,18 +49,19 @@ class MoveGenConfig:
     of R; fine_speed_increments, fine_spins: the finer grid of the same that ``refinements``
     offers for a call the search found best (the pairs not already in the coarse grid); v_max
     [m/s]; theta_min/theta_max [deg]; alpha_max [deg]; discounts for the non-straight-in kinds
-    (multiplying a straight-in probability)."""
-    speed_increments: tuple[float, ...] = (0.25, 0.8)
-    spins: tuple[tuple[float, float], ...] = ((0.0, 0.0), (0.0, 0.4), (0.0, -0.4))
-    fine_speed_increments: tuple[float, ...] = ()
-    fine_spins: tuple[tuple[float, float], ...] = ()
-    v_max: float = 6.0
-    theta_min: float = 0.0
-    theta_max: float = 40.0
-    alpha_max: float = 80.0
-    bank_discount: float = 0.5
-    kick_discount: float = 0.5
-    combo_discount: float = 0.7
+    (multiplying a straight-in probability). Read from the ``movegen`` section of
+    config/planner.yaml (v_max from its ``robot`` section), which holds the only defaults."""
+    speed_increments: tuple[float, ...]
+    spins: tuple[tuple[float, float], ...]
+    fine_speed_increments: tuple[float, ...]
+    fine_spins: tuple[tuple[float, float], ...]
+    v_max: float
+    theta_min: float
+    theta_max: float
+    alpha_max: float
+    bank_discount: float
+    kick_discount: float
+    combo_discount: float
 
 
 @dataclass(frozen=True)
@@ -75,44 +86,6 @@ def _targets_on_table(state: TableState, game: GameState):
     return [(b, state.position(b)) for b in sorted(game.legal_targets()) if state.has(b)]
 
 
-def path_clear(p0, p1, balls: np.ndarray, R: float) -> bool:
-    """No ball centre in ``balls`` (N, 2) within 2R of the segment p0-p1."""
-    return not segment_blocked(float(p0[0]), float(p0[1]), float(p1[0]), float(p1[1]), balls, -1, -1, R)
-
-
-def on_table(p, table: Table, R: float) -> bool:
-    return bool(R <= p[0] <= table.width - R and R <= p[1] <= table.length - R)
-
-
-def min_elevation(cue: np.ndarray, phi: float, balls: np.ndarray, table: Table, params: PhysicsParams,
-                  theta_min: float) -> float:
-    """Least cue elevation [deg] (>= theta_min) at which a stick of tip radius r, held along
-    direction ``phi`` and rising from the cue ball's centre height R, passes over every ball in
-    ``balls`` (N, 2) and the cushion (height h) behind the cue ball within STICK_REACH."""
-    R, r, h = params.R, params.cue_tip_radius, table.cushion_height
-    back = -np.array([np.cos(np.radians(phi)), np.sin(np.radians(phi))])
-    need = np.radians(theta_min)
-    if len(balls):
-        rel = balls - cue
-        s = rel @ back                                   # distance behind the cue ball
-        lat = np.abs(rel @ np.array([-back[1], back[0]]))
-        hit = (s > 0) & (s < STICK_REACH) & (lat < R + r)
-        if hit.any():
-            rise = np.sqrt((R + r) ** 2 - lat[hit] ** 2)  # the stick must pass this high above centre
-            need = max(need, float(np.max(np.arctan2(rise, s[hit]))))
-    # distance behind the cue ball to the cushion nose along the stick
-    dists = []
-    for comp, lo, hi in ((0, 0.0, table.width), (1, 0.0, table.length)):
-        if back[comp] < -1e-12:
-            dists.append((cue[comp] - lo) / -back[comp])
-        elif back[comp] > 1e-12:
-            dists.append((hi - cue[comp]) / back[comp])
-    s_rail = min(dists)
-    if s_rail < STICK_REACH:
-        need = max(need, float(np.arctan2(h + r - R, s_rail)))
-    return float(np.degrees(need))
-
-
 def fine_only(cfg: MoveGenConfig) -> tuple:
     """The fine grid less the coarse one: ((a, b), speed increments) for each fine spin with
     the increments the coarse grid does not already pair with it (spins left with none dropped)."""
@@ -125,13 +98,14 @@ def fine_only(cfg: MoveGenConfig) -> tuple:
 
 
 class MoveGenerator:
-    """Candidate shots for one table, physics, difficulty table and config."""
+    """Candidate shots for one pool table, physics, difficulty grid and config; ``throw``
+    (default: measured here with ``build_throw``) corrects the aim of straight-in shots."""
 
-    def __init__(self, table: Table, params: PhysicsParams, difficulty: DifficultyTable,
-                 config: MoveGenConfig = MoveGenConfig(), throw: ThrowTable | None = None):
+    def __init__(self, table: Table, params: PhysicsParams, difficulty: DifficultyGrid,
+                 config: MoveGenConfig, throw: ThrowCorrection | None = None):
         self.table, self.params, self.difficulty, self.cfg = table, params, difficulty, config
         spins_b = tuple(dict.fromkeys(b for _, b in config.spins + config.fine_spins))
-        self.throw = throw or build_throw_table(Simulator(table, params), spins_b)
+        self.throw = throw or build_throw(Simulator(table, params), spins_b)
         self._coarse = tuple((s, config.speed_increments) for s in config.spins)
         self._fine = fine_only(config)
         self.targets = pocket_targets(table)
@@ -315,24 +289,3 @@ class MoveGenerator:
             if len(out) >= n:
                 return out[:n]
         return out or self.generate(state, game)[:n]
-
-
-def rail_point(frm: np.ndarray, img: np.ndarray, table: Table, rail: str, R: float):
-    """Where the segment from ``frm`` to the mirror image ``img`` crosses the rail's ball-centre
-    line, or None if it does not cross it inside the playable part of that rail."""
-    comp, line = {"left": (0, R), "right": (0, table.width - R),
-                  "head": (1, R), "foot": (1, table.length - R)}[rail]
-    den = img[comp] - frm[comp]
-    if abs(den) < 1e-12:
-        return None
-    s = (line - frm[comp]) / den
-    if not 0.0 < s < 1.0:
-        return None
-    p = frm + s * (img - frm)
-    other, span = 1 - comp, (table.width if comp == 1 else table.length)
-    margin = 0.12                   # keep the contact off the pocket jaws [m]
-    if not margin < p[other] < span - margin:
-        return None
-    if comp == 0 and abs(p[1] - table.length / 2) < margin:   # side pocket mouth
-        return None
-    return p

@@ -1,8 +1,8 @@
 """Compiled inner loop of the move generator and the evaluation function: the success
 probability of the straight-in shot of every (ball, pocket) pair of a table state (Smith 2006,
 Sections 3.1-3.3), the ghost-ball geometry of planner.aim and the capsule blocking test of
-planner.movegen evaluated for all pairs in one call, with the difficulty table's lookup
-(planner.difficulty.interp4).
+planner.aim evaluated for all pairs in one call, with the difficulty grid's lookup
+(planner.interp.multilinear).
 
 Units: metres, degrees (docs/frame.md).
 """
@@ -11,19 +11,20 @@ from __future__ import annotations
 import numpy as np
 
 from planner.aim import aim_features, segment_blocked
-from planner.difficulty import interp4
+from planner.interp import multilinear
 from planner.jit import njit
 
 
 @njit(cache=True)
 def straight_pairs(pos, cue_row, ball_rows, targets, axes, is_side, beta_max, R, width, length, alpha_max,
-                   corner, c_origin, c_step, side, s_origin, s_step):
+                   corner, corner_axes, side, side_axes):
     """(B, P) probability that the straight-in shot of the ball in row ``ball_rows[b]`` of ``pos``
     (N, 2) [m] into pocket p (aim point ``targets[p]``, inward unit axis ``axes[p]``) succeeds,
-    looked up in the difficulty grids (corner / side: values, origin, step); NaN where the shot
-    is impossible: cut angle above ``alpha_max`` or pocket angle above ``beta_max[p]`` [deg],
-    ghost ball off the table (width x length), or a ball within 2R of the object ball's path to
-    the aim point or of the cue ball's path (row ``cue_row``) to the ghost ball."""
+    looked up in the difficulty grids (corner / side: values and axes, as
+    ``DifficultyGrid.grid`` gives them); NaN where the shot is impossible: cut angle above
+    ``alpha_max`` or pocket angle above ``beta_max[p]`` [deg], ghost ball off the table
+    (width x length), or a ball within 2R of the object ball's path to the aim point or of the
+    cue ball's path (row ``cue_row``) to the ghost ball."""
     B, P = len(ball_rows), len(targets)
     out = np.full((B, P), np.nan)
     cx, cy = pos[cue_row, 0], pos[cue_row, 1]
@@ -42,7 +43,7 @@ def straight_pairs(pos, cue_row, ball_rows, targets, axes, is_side, beta_max, R,
             if segment_blocked(cx, cy, gx, gy, pos, row, cue_row, R):
                 continue
             if is_side[p]:
-                out[b, p] = interp4(side, s_origin, s_step, alpha, d1, d2, beta)
+                out[b, p] = multilinear(side, side_axes, (alpha, d1, d2, beta), True)
             else:
-                out[b, p] = interp4(corner, c_origin, c_step, alpha, d1, d2, beta)
+                out[b, p] = multilinear(corner, corner_axes, (alpha, d1, d2, beta), True)
     return out

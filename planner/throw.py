@@ -3,10 +3,11 @@
 Ghost-ball aiming assumes the object ball leaves along the line of centres. Ball-ball friction
 (Alciatore TP A-14) throws it off that line by up to a few degrees, depending on the cut angle,
 the cue ball's speed and spin at contact; at corner-pocket tolerances that alone misses ~5-10 %
-of noise-free shots. The table here holds, for a right cut (object ball leaving to the right of
+of noise-free shots. A ThrowCorrection holds, for a right cut (object ball leaving to the right of
 the cue ball's path), the change of phi [deg] that makes the object ball leave in the ghost-ball
-direction, over (cut angle alpha [deg], cue-to-ghost distance d2 [m], cue speed V [m/s]) for each
-vertical tip offset b of the move generator; a left cut takes the opposite sign (mirror symmetry).
+direction, on a grid over (cut angle alpha [deg], cue-to-ghost distance d2 [m], cue speed V
+[m/s]) for each vertical tip offset b of the move generator; a left cut takes the opposite sign
+(mirror symmetry).
 
 Each entry is found by Newton iteration on the object ball's departure angle, all entries of an
 iteration in one batch simulation of a lone cue ball and object ball.
@@ -17,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from planner.jit import njit
+from planner.interp import multilinear
 from planner.physics.engine import Simulator
 from planner.state import TableState
 
@@ -34,37 +35,19 @@ def is_right_cut(cue_path: np.ndarray, obj_path: np.ndarray) -> bool:
 
 
 @dataclass(frozen=True)
-class ThrowTable:
-    """dphi (n_spin, n_alpha, n_d2, n_V) [deg] for right cuts; spins: the b/R values (tuple)."""
+class ThrowCorrection:
+    """dphi (n_spin, n_alpha, n_d2, n_V) [deg] for right cuts over the axes ALPHA [deg], D2 [m]
+    and V [m/s]; spins: the b/R values of its first axis (tuple)."""
     spins: tuple[float, ...]
     dphi: np.ndarray
 
     def correction(self, alpha: float, d2: float, v: float, b_frac: float, right_cut: bool) -> float:
-        """phi correction [deg] for one shot (multilinear in alpha, d2, V; nearest spin)."""
+        """phi correction [deg] for one shot: alpha [deg], d2 [m], v [m/s] (multilinear over the
+        knots ALPHA, D2, V by ``interp.multilinear``; clamped to them), b_frac = b/R (the nearest
+        tabulated spin); the sign of a right cut, or the opposite."""
         k = min(range(len(self.spins)), key=lambda i: abs(self.spins[i] - b_frac))
-        x = _interp3(self.dphi[k], ALPHA, D2, V, float(alpha), float(d2), float(v))
+        x = multilinear(self.dphi[k], (ALPHA, D2, V), (float(alpha), float(d2), float(v)), False)
         return float(x if right_cut else -x)
-
-
-@njit(cache=True)
-def _interp3(grid, ax0, ax1, ax2, x0, x1, x2):
-    """Multilinear interpolation of grid (n0, n1, n2) at (x0, x1, x2), clamped to the axes."""
-    idx = np.empty(3, np.int64)
-    wts = np.empty(3)
-    for dim in range(3):
-        ax = ax0 if dim == 0 else (ax1 if dim == 1 else ax2)
-        x = x0 if dim == 0 else (x1 if dim == 1 else x2)
-        x = min(max(x, ax[0]), ax[-1])
-        i = min(max(np.searchsorted(ax, x) - 1, 0), ax.shape[0] - 2)
-        idx[dim] = i
-        wts[dim] = (x - ax[i]) / (ax[i + 1] - ax[i])
-    out = 0.0
-    for corner in range(8):
-        w = 1.0
-        for dim in range(3):
-            w *= wts[dim] if (corner >> dim) & 1 else 1.0 - wts[dim]
-        out += w * grid[idx[0] + (corner & 1), idx[1] + ((corner >> 1) & 1), idx[2] + ((corner >> 2) & 1)]
-    return out
 
 
 def _departure_error(sim: Simulator, groups, phis, cells) -> np.ndarray:
@@ -84,8 +67,9 @@ def _departure_error(sim: Simulator, groups, phis, cells) -> np.ndarray:
     return err
 
 
-def build_throw_table(sim: Simulator, spins: tuple[float, ...]) -> ThrowTable:
-    """Measure the correction table on ``sim``'s table and physics for tip offsets ``spins`` (b/R)."""
+def build_throw(sim: Simulator, spins: tuple[float, ...]) -> ThrowCorrection:
+    """Measure the throw correction on ``sim``'s pool table and physics for the tip offsets
+    ``spins`` (b/R), one Newton iteration per batch of simulations."""
     R = sim.params.R
     g = np.array([sim.table.width / 2, sim.table.length / 2])
     cells = [(a, d, v, b) for b in spins for a in ALPHA for d in D2 for v in V]
@@ -109,4 +93,4 @@ def build_throw_table(sim: Simulator, spins: tuple[float, ...]) -> ThrowTable:
         phi = phi - np.clip(step, -3.0, 3.0)
         err = _departure_error(sim, states, phi, cells)
     dphi = np.where(np.isfinite(err) & ~bad & (np.abs(err) < 0.05), phi - 90.0, 0.0)
-    return ThrowTable(tuple(spins), dphi.reshape(len(spins), len(ALPHA), len(D2), len(V)))
+    return ThrowCorrection(tuple(spins), dphi.reshape(len(spins), len(ALPHA), len(D2), len(V)))

@@ -23,11 +23,11 @@ def shared_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def table_config():
-    from planner.table_config import load_table_config
-    return load_table_config()
+    from config.table import load_table_settings
+    return load_table_settings()
 
 
 @pytest.fixture(scope="session")
-def sim(table_config):
+def simulator(table_config):
     from planner.physics.engine import Simulator
     return Simulator(table_config.table, table_config.physics)

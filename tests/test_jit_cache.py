@@ -7,7 +7,6 @@ from pathlib import Path
 import numba
 
 import planner
-
 from planner.jit import cache_dir, compiled_sources_hash
 
 

@@ -19,7 +19,7 @@ from planner.table import Table
 from vision.camera import CameraModel, pixels_to_table, sphere_silhouettes, table_to_pixels
 from vision.layouts import rack, random_layout
 from vision.pipeline import TableVision
-from vision.render import Frame, SyntheticCamera
+from vision.render import RenderedFrame, SyntheticCamera
 
 
 @dataclass
@@ -67,7 +67,7 @@ class Score:
 
 
 def render_layouts(sc: SyntheticCamera, n: int, seed: int, rack_every: int = 10, chalk_every: int = 3,
-                   progress: bool = False) -> list[Frame]:
+                   progress: bool = False) -> list[RenderedFrame]:
     """``n`` rendered frames of random layouts (every ``rack_every``-th a full rack; every
     ``chalk_every``-th with three chalk marks on the cloth), reproducible from ``seed``."""
     rng = np.random.default_rng(seed)

@@ -19,16 +19,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 import cv2
 import numpy as np
-import yaml
-
-from planner.config import Section, default_path, load_yaml
 
 LENS_MODELS = ("pinhole", "fisheye")
-_PINHOLE_NDIST = (4, 5, 8, 12, 14)
+PINHOLE_NDIST = (4, 5, 8, 12, 14)
 _UNDISTORT_CRITERIA = (cv2.TERM_CRITERIA_COUNT | cv2.TERM_CRITERIA_EPS, 100, 1e-12)
 
 
@@ -53,7 +49,7 @@ class CameraModel:
         dist = np.asarray(self.dist, dtype=np.float64).reshape(-1)
         if self.model not in LENS_MODELS:
             raise ValueError(f"lens model must be one of {LENS_MODELS}, got {self.model!r}")
-        allowed = (4,) if self.model == "fisheye" else _PINHOLE_NDIST
+        allowed = (4,) if self.model == "fisheye" else PINHOLE_NDIST
         if dist.size not in allowed:
             raise ValueError(f"{self.model} lens needs {' or '.join(map(str, allowed))} distortion "
                              f"coefficients, got {dist.size}")
@@ -245,58 +241,3 @@ def look_at_pose(eye, target, right=(0.0, 1.0, 0.0)) -> tuple[np.ndarray, np.nda
     R = np.stack([x, y, z])        # rows: camera axes in table coordinates
     rvec = cv2.Rodrigues(R)[0].reshape(3)
     return rvec, -R @ eye
-
-
-# ---- YAML -----------------------------------------------------------------------------------
-def parse_camera(root: Section) -> CameraModel:
-    """CameraModel from the ``camera`` and optional ``pose`` sections; ConfigError names file and key."""
-    c = root.section("camera")
-    model = c.string("model", "pinhole or fisheye", choices=LENS_MODELS, default="pinhole")
-    w, h = c.vector("image_size", 2, "[width, height] in pixels")
-    if w < 1 or h < 1 or w != int(w) or h != int(h):
-        raise c.fail("image_size", "[width, height] as positive whole numbers of pixels", [w, h])
-    px = "a positive number of pixels"
-    fx, fy = c.number("fx", px, positive=True), c.number("fy", px, positive=True)
-    cx, cy = c.number("cx", "a number of pixels"), c.number("cy", "a number of pixels")
-    allowed = (4,) if model == "fisheye" else _PINHOLE_NDIST
-    form = f"a list of {' or '.join(map(str, allowed))} distortion coefficients for the {model} model"
-    raw = c.raw("distortion", form)
-    if not isinstance(raw, list) or len(raw) not in allowed:
-        raise c.fail("distortion", form, raw)
-    dist = c.vector("distortion", len(raw), form)
-    K = np.array([[fx, 0.0, cx], [0.0, fy, cy], [0.0, 0.0, 1.0]])
-    rvec = tvec = None
-    if root.has("pose"):
-        p = root.section("pose")
-        rvec = np.array(p.vector("rvec", 3, "a Rodrigues vector [r1, r2, r3] in radians"))
-        tvec = np.array(p.vector("tvec", 3, "a translation [t1, t2, t3] in metres"))
-    rms = c.number("rms_px", "a number of pixels >= 0", nonneg=True, default=float("nan"))
-    return CameraModel(size=(int(w), int(h)), K=K, dist=np.array(dist), model=model, rvec=rvec, tvec=tvec,
-                       rms_px=rms)
-
-
-def load_camera(path: str | Path | None = None) -> CameraModel:
-    """Read ``config/camera.yaml`` (or ``path``). Raises ConfigError naming the file and key."""
-    return parse_camera(load_yaml(path or default_path("camera.yaml")))
-
-
-def camera_to_dict(cam: CameraModel) -> dict:
-    """The ``camera`` (and ``pose``) sections as plain YAML-ready values."""
-    out = {"camera": {
-        "model": cam.model,
-        "image_size": [int(cam.size[0]), int(cam.size[1])],
-        "fx": float(cam.K[0, 0]), "fy": float(cam.K[1, 1]),
-        "cx": float(cam.K[0, 2]), "cy": float(cam.K[1, 2]),
-        "distortion": [float(v) for v in cam.dist],
-    }}
-    if np.isfinite(cam.rms_px):
-        out["camera"]["rms_px"] = float(cam.rms_px)
-    if cam.has_pose:
-        out["pose"] = {"rvec": [float(v) for v in cam.rvec], "tvec": [float(v) for v in cam.tvec]}
-    return out
-
-
-def save_camera(cam: CameraModel, path: str | Path) -> None:
-    """Write the ``camera`` (and ``pose``) sections as YAML."""
-    Path(path).write_text(yaml.safe_dump(camera_to_dict(cam), sort_keys=False))
-

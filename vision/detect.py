@@ -38,10 +38,16 @@ import numpy as np
 
 from planner.table import Table
 from vision import edges as _edges
-from vision.fits import fit_circles, fit_spheres
 from vision.balls import srgb_to_linear
-from vision.camera import (CameraModel, pixel_rays, pixels_to_table, silhouette_circles, sphere_silhouettes,
-                           table_to_pixels)
+from vision.camera import (
+    CameraModel,
+    pixel_rays,
+    pixels_to_table,
+    silhouette_circles,
+    sphere_silhouettes,
+    table_to_pixels,
+)
+from vision.fits import fit_circles, fit_spheres
 from vision.scene import CLOTH, CUSHION, NOSE_FACE, POCKET, RailGeometry, TableScene
 
 LINEAR_LUT = srgb_to_linear(np.arange(256)).astype(np.float32)   # 8-bit sRGB -> linear light

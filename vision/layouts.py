@@ -9,64 +9,28 @@ from __future__ import annotations
 
 import numpy as np
 
+from planner.rack import rack_8ball
 from planner.state import TableState
 from planner.table import Table
 
 _EPS = 1e-7   # clearance [m] that makes "touching" numerically non-overlapping
 
 
-def _seg_dist(p: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Distance (S,) from point p (2,) to segments a-b (S, 2)."""
-    ab = b - a
-    t = np.clip(((p - a) * ab).sum(1) / (ab * ab).sum(1), 0.0, 1.0)
-    return np.linalg.norm(a + t[:, None] * ab - p, axis=1)
-
-
 def is_legal(table: Table, R: float, p, others=()) -> bool:
-    """Whether a ball of radius R centred at p = (x, y) rests on the cloth clear of everything."""
+    """Whether a ball of radius R [m] centred at p = (x, y) [m] rests on the cloth clear of
+    everything: ``Table.position_problem`` finds nothing (to within _EPS / 2) and no centre in
+    ``others`` ((2,) each) is closer than 2R - _EPS / 2."""
     p = np.asarray(p, dtype=np.float64)
-    inside = (0 <= p[0] <= table.width and 0 <= p[1] <= table.length)
-    near_pocket = np.min(np.linalg.norm(table.pocket_center - p, axis=1)) < 0.25
-    if not inside and not near_pocket:
-        return False
-    if np.any(np.linalg.norm(table.pocket_center - p, axis=1) <= table.pocket_radius + _EPS):
-        return False
-    if np.any(_seg_dist(p, table.lin_p1, table.lin_p2) < R - _EPS * 0.5):
-        return False
-    if np.any(np.linalg.norm(table.circ_center - p, axis=1) < table.circ_radius + R - _EPS * 0.5):
-        return False
-    if not inside and not _in_mouth(table, p):
+    if table.position_problem(float(p[0]), float(p[1]), R, tol=_EPS * 0.5) is not None:
         return False
     return all(np.linalg.norm(p - q) >= 2 * R - _EPS * 0.5 for q in others)
 
 
-def _in_mouth(table: Table, p: np.ndarray) -> bool:
-    """Behind the nose lines but on the playing side of both jaw faces of the nearest pocket."""
-    k = int(np.argmin(np.linalg.norm(table.pocket_center - p, axis=1)))
-    faces = [i for i, kind in enumerate(table.lin_kind) if kind == "jaw_face"]
-    mid = (table.lin_p1[faces] + table.lin_p2[faces]) / 2
-    near = np.asarray(faces)[np.argsort(np.linalg.norm(mid - table.pocket_center[k], axis=1))[:2]]
-    return all(np.dot(p - table.lin_p1[i], table.lin_normal[i]) > 0 for i in near)
-
-
-def rack(table: Table, R: float, rng: np.random.Generator, gap: float = 0.0) -> TableState:
-    """The 15-ball 8-ball rack (apex on the foot spot, 8 in the centre), with a cue ball."""
-    fx, fy = table.foot_spot
-    order = list(rng.permutation([i for i in range(1, 16) if i != 8]))
-    pos, ids = [], []
-    d = 2 * R + gap + _EPS
-    k = 0
-    for row in range(5):
-        for col in range(row + 1):
-            x = fx + (col - row / 2) * d
-            y = fy + row * d * np.sqrt(3) / 2
-            bid = 8 if (row == 2 and col == 1) else int(order.pop())
-            ids.append(bid)
-            pos.append((x, y))
-            k += 1
-    ids.append(0)
-    pos.append((table.width / 2 + rng.uniform(-0.2, 0.2), table.length / 4 - rng.uniform(0, 0.1)))
-    return TableState(np.array(ids), np.array(pos))
+def rack(table: Table, R: float, rng: np.random.Generator) -> TableState:
+    """The 8-ball rack of ``planner.rack.rack_8ball`` with the cue ball at a random spot in the
+    kitchen, within 0.2 m of the long axis and 0.1 m of the head string."""
+    cue = (table.width / 2 + rng.uniform(-0.2, 0.2), table.head_string_y - rng.uniform(0, 0.1))
+    return rack_8ball(table, R, rng, cue_pos=cue)
 
 
 def random_layout(table: Table, R: float, rng: np.random.Generator, n: int | None = None) -> TableState:

@@ -12,17 +12,13 @@ so the corners are (x -/+ s/2, y +/- s/2) in that order, at z = rail height.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import cv2
 import numpy as np
 
-from planner.config import ConfigError, Section, default_path, load_yaml
 from planner.table import Table
 from vision.camera import CameraModel, solve_pose
 from vision.scene import RailGeometry
-
-M = "a positive number of metres"
 
 
 @dataclass(frozen=True)
@@ -103,44 +99,3 @@ def register_from_points(cam: CameraModel, world, px) -> Registration:
     """Pose from clicked landmarks, e.g. diamonds (``diamond_points``) and their pixels."""
     rvec, tvec, rms = solve_pose(cam, world, px)
     return Registration(rvec, tvec, rms, ())
-
-
-def parse_landmarks(root: Section, table: Table) -> Landmarks:
-    """Landmarks from the ``registration`` section (defaults for anything left out)."""
-    if not root.has("registration"):
-        rail = RailGeometry()
-        return Landmarks(rail=rail, markers=default_markers(table, rail))
-    reg = root.section("registration")
-    d = RailGeometry()
-    if reg.has("rail"):
-        r = reg.section("rail")
-        rail = RailGeometry(width=r.number("width", M, positive=True, default=d.width),
-                            height=r.number("height", M, positive=True, default=d.height),
-                            diamond_radius=r.number("diamond_radius", M, positive=True,
-                                                    default=d.diamond_radius))
-    else:
-        rail = d
-    if rail.height < table.cushion_height:
-        raise reg.fail("rail.height", f"at least the cushion height {table.cushion_height} m", rail.height)
-    dictionary = reg.string("dictionary", "an ArUco dictionary name such as DICT_4X4_50",
-                            default="DICT_4X4_50")
-    try:
-        aruco_dictionary(dictionary)
-    except ValueError:
-        raise reg.fail("dictionary", "an ArUco dictionary name such as DICT_4X4_50", dictionary) from None
-    size = reg.number("marker_size", M, positive=True, default=0.07)
-    markers = default_markers(table, rail)
-    if reg.has("markers"):
-        ms = reg.section("markers")
-        markers = {}
-        for key in ms.data:
-            if isinstance(key, bool) or not isinstance(key, int) or key < 0:
-                raise ConfigError(f"{root.path}: registration.markers keys must be marker ids "
-                                  f"(whole numbers >= 0), got {key!r}")
-            markers[key] = ms.vector(key, 2, "[x, y] marker centre on the rail cap in metres")
-    return Landmarks(rail=rail, dictionary=dictionary, marker_size=size, markers=markers)
-
-
-def load_landmarks(table: Table, path: str | Path | None = None) -> Landmarks:
-    """Read the ``registration`` section of ``config/camera.yaml`` (or ``path``)."""
-    return parse_landmarks(load_yaml(path or default_path("camera.yaml")), table)

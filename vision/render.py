@@ -32,12 +32,19 @@ from scipy.spatial.transform import Rotation
 
 from planner.state import TableState
 from planner.table import Table
-from vision.balls import (BALL_SRGB, CLOTH_SRGB, NUMBER_DISC_ANGLE, STRIPE_HALF_WIDTH, WHITE_SRGB, is_stripe,
-                          linear_to_srgb, srgb_to_linear)
-from vision.camera import CameraModel, pixels_to_normalised, normalised_rays, sphere_silhouettes, table_to_pixels
+from vision.balls import (
+    BALL_SRGB,
+    CLOTH_SRGB,
+    NUMBER_DISC_ANGLE,
+    STRIPE_HALF_WIDTH,
+    WHITE_SRGB,
+    is_stripe,
+    linear_to_srgb,
+    srgb_to_linear,
+)
+from vision.camera import CameraModel, normalised_rays, pixels_to_normalised, sphere_silhouettes, table_to_pixels
 from vision.registration import Landmarks, aruco_dictionary
-from vision.scene import (CLOTH, CUSHION, FLOOR, NOSE_FACE, POCKET, RAIL, RAIL_FACE, TableScene,
-                          diamond_points)
+from vision.scene import CLOTH, CUSHION, FLOOR, NOSE_FACE, POCKET, RAIL, RAIL_FACE, TableScene, diamond_points
 
 WOOD_SRGB = (105, 58, 30)
 FLOOR_SRGB = (45, 45, 48)
@@ -80,7 +87,8 @@ class Truth:
 
 
 @dataclass(frozen=True)
-class Frame:
+class RenderedFrame:
+    """A synthetic camera frame and its exact ground truth."""
     image: np.ndarray   # (H, W, 3) uint8 BGR
     truth: Truth
 
@@ -164,7 +172,7 @@ class SyntheticCamera:
         return self._render_pixels(pix, (h, w), [], np.zeros((0, 2)), None, 3).reshape(h, w, 3)
 
     def render(self, state: TableState, rng: np.random.Generator | None = None, orientations=None,
-               velocities=None, exposure_s: float = 0.0, subframes: int = 8, chalk=None) -> Frame:
+               velocities=None, exposure_s: float = 0.0, subframes: int = 8, chalk=None) -> RenderedFrame:
         """Render one frame of ``state`` (balls at rest unless ``velocities`` (K, 2) [m/s] with an
         exposure time ``exposure_s`` [s] are given: then positions are mid-exposure).
 
@@ -212,7 +220,7 @@ class SyntheticCamera:
         bgr = np.clip(np.rint(srgb), 0, 255).astype(np.uint8)[:, :, ::-1].copy()
         centres = np.concatenate([pos, np.full((K, 1), self.R)], axis=1)
         truth = Truth(ids=ids.copy(), pos=pos.copy(), centre_px=table_to_pixels(self.cam, centres))
-        return Frame(bgr, truth)
+        return RenderedFrame(bgr, truth)
 
     # ---- geometry helpers ------------------------------------------------------------------
     def _box_of(self, pts3: np.ndarray, pad: float = 0.0) -> tuple[int, int, int, int]:
@@ -453,10 +461,8 @@ class SyntheticCamera:
 def synthetic_camera_from_config(camera_path=None, table_path=None, **kwargs) -> tuple[SyntheticCamera, Landmarks]:
     """The simulated camera of ``config/camera.yaml`` over the table of ``config/table.yaml``
     (or the given files). kwargs go to SyntheticCamera. Returns (camera, landmarks)."""
-    from planner.table_config import load_table_config
-    from vision.camera import load_camera
-    from vision.registration import load_landmarks
-    tc = load_table_config(table_path)
-    cam = load_camera(camera_path)
-    lm = load_landmarks(tc.table, camera_path)
-    return SyntheticCamera(cam, tc.table, tc.physics.R, lm, **kwargs), lm
+    from config.camera import load_camera_settings
+    from config.table import load_table_settings
+    tc = load_table_settings(table_path)
+    cs = load_camera_settings(tc.table, camera_path)
+    return SyntheticCamera(cs.camera, tc.table, tc.physics.R, cs.landmarks, **kwargs), cs.landmarks

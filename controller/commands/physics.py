@@ -28,11 +28,11 @@ def _check_reference(args) -> int:
 def _fuzz(args) -> int:
     from tqdm import tqdm
 
+    from config.table import load_table_settings
     from planner.physics.engine import Simulator
     from planner.physics.fuzz import fuzz
-    from planner.table_config import load_table_config
 
-    tc = load_table_config()
+    tc = load_table_settings()
     with tqdm(total=args.shots, desc="random shots", unit="shot") as bar:
         bad = fuzz(Simulator(tc.table, tc.physics), args.shots, args.seed, progress=bar.update)
     for case in bad:

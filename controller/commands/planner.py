@@ -1,5 +1,5 @@
 """CLI commands for the planner area (see controller/cli.py for the registry contract):
-``cuerobot match``, ``cuerobot match-report``, ``cuerobot tables build`` and
+``cuerobot match``, ``cuerobot match-report``, ``cuerobot difficulty build`` and
 ``cuerobot bench planner``."""
 from __future__ import annotations
 
@@ -67,22 +67,22 @@ def _match_report(args) -> int:
     return 0
 
 
-def _tables_build(args) -> int:
-    from planner.difficulty import GridSpec, build_table, tables_dir
-    from planner.planner_config import load_planner_config
+def _difficulty_build(args) -> int:
+    from config.planner import load_planner_settings
+    from config.table import load_table_settings
+    from planner.difficulty import GridSpec, build_difficulty, difficulty_dir
     from planner.shot import PRESETS
-    from planner.table_config import load_table_config
 
-    tcfg, pcfg = load_table_config(), load_planner_config()
+    tcfg, pcfg = load_table_settings(), load_planner_settings()
     grid = GridSpec(args.resolution, args.samples, pcfg.grid.speed_increment)
-    dt = build_table(tcfg.table, tcfg.physics, PRESETS[args.noise], grid, workers=args.workers,
-                     progress=_bar("cell chunks", False))
-    path = dt.save(tables_dir(), args.noise)
+    dg = build_difficulty(tcfg.table, tcfg.physics, PRESETS[args.noise], grid, workers=args.workers,
+                          progress=_bar("cell chunks", False))
+    path = dg.save(difficulty_dir(), args.noise)
     print(f"wrote {path} ({grid.resolution}^4 cells x 2 pocket kinds, {grid.samples} samples each; "
-          f"hash {dt.meta['hash'][:12]})")
+          f"hash {dg.meta['hash'][:12]})")
     if (grid.resolution, grid.samples) != (pcfg.grid.resolution, pcfg.grid.samples):
         print(f"note: config/planner.yaml asks for resolution {pcfg.grid.resolution}, samples "
-              f"{pcfg.grid.samples}; the planner will treat this table as stale until they match")
+              f"{pcfg.grid.samples}; the planner will treat this grid as stale until they match")
     return 0
 
 
@@ -110,14 +110,14 @@ def register(sub) -> None:
     r.add_argument("--name", help="the planner compared with --vs (default: the first in FILE)")
     r.add_argument("--json", action="store_true")
     r.set_defaults(func=_match_report)
-    t = sub.add_parser("tables", help="shot-difficulty tables")
-    tsub = t.add_subparsers(dest="tables_command", metavar="ACTION", required=True)
-    b = tsub.add_parser("build", help="build and store the shot-difficulty table for an error model")
+    d = sub.add_parser("difficulty", help="shot-difficulty grids")
+    dsub = d.add_subparsers(dest="difficulty_command", metavar="ACTION", required=True)
+    b = dsub.add_parser("build", help="build and store the shot-difficulty grid for an error model")
     b.add_argument("--resolution", type=int, default=5, help="grid points per feature")
     b.add_argument("--samples", type=int, default=48, help="noisy simulations per cell")
     b.add_argument("--workers", type=int, default=1, help="processes")
     b.add_argument("--noise", choices=NOISES, default="high")
-    b.set_defaults(func=_tables_build)
+    b.set_defaults(func=_difficulty_build)
 
 
 def register_bench(bench_sub) -> None:

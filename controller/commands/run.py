@@ -10,8 +10,8 @@ import numpy as np
 
 
 def _run(args) -> int:
+    from planner.decision import make_planner
     from planner.match import play_game
-    from planner.planners import make_planner
 
     seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(1 << 31))
     a, b = args.players

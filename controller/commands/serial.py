@@ -9,7 +9,7 @@ import sys
 
 
 def _sim_robot(args) -> int:
-    from planner.config import ConfigError
+    from config.reader import ConfigError
 
     try:
         return _serve_sim_robot(args)
@@ -19,22 +19,23 @@ def _sim_robot(args) -> int:
 
 
 def _serve_sim_robot(args) -> int:
-    from controller.sim.config import load_robot_limits, load_sim_config
+    from config.robot import load_robot_settings
+    from config.sim import load_sim_settings
     from controller.sim.robot import SimRobot
     from controller.sim.world import PhysicsWorld, RecordingWorld
 
     logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="sim-robot: %(message)s")
-    cfg = load_sim_config(args.config)
-    limits = load_robot_limits(args.robot)
+    cfg = load_sim_settings(args.config)
+    limits = load_robot_settings(args.robot).limits
     if cfg.world == "physics":
         import numpy as np
 
+        from config.table import load_table_settings
         from planner.physics.engine import Simulator
         from planner.rack import rack_8ball
-        from planner.table_config import load_table_config
 
         logging.info("world: the physics engine on a fresh rack (compiling it on a first run takes a while)")
-        tc = load_table_config()
+        tc = load_table_settings()
         state = rack_8ball(tc.table, tc.physics.R, np.random.default_rng(cfg.seed))
         world = PhysicsWorld(Simulator(tc.table, tc.physics), state, args.strike_log)
     else:
@@ -54,12 +55,12 @@ def _serve_sim_robot(args) -> int:
 def _bench(args) -> int:
     from tqdm import tqdm
 
-    from controller.serial_bench import format_report, load_soak_setup, run_soak
-
-    from planner.config import ConfigError
+    from config.reader import ConfigError
+    from config.sim import load_soak_settings
+    from controller.serial_bench import format_report, run_soak
 
     try:
-        setup = load_soak_setup(args.config, args.robot)
+        setup = load_soak_settings(args.config, args.robot)
     except ConfigError as e:
         print(f"cuerobot bench serial: {e}", file=sys.stderr)
         return 2

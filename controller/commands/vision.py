@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from planner.config import ConfigError
+from config.reader import ConfigError
 
 
 def register(subparsers) -> None:
@@ -73,16 +73,16 @@ def _detect(args: argparse.Namespace) -> int:
         if args.radius_px is not None and args.camera is None and args.table is None:
             balls, ms = timed(observe_pixels, image, args.radius_px)
         else:
-            from planner.table_config import load_table_config
-            from vision.camera import load_camera
-            from vision.registration import load_landmarks
-            tc = load_table_config(args.table)
-            cam = load_camera(args.camera)
+            from config.camera import load_camera_settings
+            from config.table import load_table_settings
+            tc = load_table_settings(args.table)
+            cs = load_camera_settings(tc.table, args.camera)
+            cam = cs.camera
             w, h = cam.size
             if image.shape[:2] != (h, w):
                 raise ValueError(f"{args.image} is {image.shape[1]}x{image.shape[0]} but the camera "
                                  f"({args.camera or 'config/camera.yaml'}) is {w}x{h}")
-            vision = TableVision(cam, tc.table, tc.physics.R, load_landmarks(tc.table, args.camera))
+            vision = TableVision(cam, tc.table, tc.physics.R, cs.landmarks)
             balls, ms = timed(vision.observe, image)
     except (ConfigError, ValueError) as exc:
         return _fail(str(exc))
@@ -124,7 +124,7 @@ def _calibrate(args: argparse.Namespace) -> int:
     import numpy as np
 
     from calibration.camera import calibrate_images
-    from vision.camera import save_camera
+    from config.camera import save_camera
     try:
         cal = calibrate_images(args.images, chessboard=tuple(args.chessboard) if args.chessboard else None,
                                rational=args.rational)

@@ -11,7 +11,7 @@ from collections import Counter, deque
 
 import numpy as np
 
-from controller.sim.config import Faults
+from config.sim import Faults
 
 
 class FaultChannel:

@@ -17,13 +17,41 @@ from typing import Callable
 
 import numpy as np
 
+from config.sim import Timing, TrueError
 from controller.protocol import (
-    ACK, DONE, E_BAD_ARGUMENTS, E_BUSY, E_ESTOPPED, E_NO_SESSION, E_NOT_HOMED,
-    E_OUT_OF_RANGE, E_SEQ_REUSED, E_STALE_SEQ, E_UNKNOWN_COMMAND, E_VERSION, ERR, ESTOP, HELLO, HOME,
-    NAK, NAK_MALFORMED, PROTOCOL_VERSION, SHOT, STATUS, Frame, FrameError, Hello, LineSplitter,
-    RobotLimits, ShotCommand, Status, decode_frame, encode_frame, err_args, nak_args,
+    ACK,
+    DONE,
+    E_BAD_ARGUMENTS,
+    E_BUSY,
+    E_ESTOPPED,
+    E_NO_SESSION,
+    E_NOT_HOMED,
+    E_OUT_OF_RANGE,
+    E_SEQ_REUSED,
+    E_STALE_SEQ,
+    E_UNKNOWN_COMMAND,
+    E_VERSION,
+    ERR,
+    ESTOP,
+    HELLO,
+    HOME,
+    NAK,
+    NAK_MALFORMED,
+    PROTOCOL_VERSION,
+    SHOT,
+    STATUS,
+    Frame,
+    FrameError,
+    Hello,
+    LineSplitter,
+    RobotLimits,
+    ShotCommand,
+    Status,
+    decode_frame,
+    encode_frame,
+    err_args,
+    nak_args,
 )
-from controller.sim.config import Timing, TrueError
 from controller.sim.world import Strike, World
 
 

@@ -4,8 +4,8 @@ The robot owns the pty's master side; the driver opens the slave through a stabl
 (``link``), as it would open ``/dev/serial/by-id/...`` for the real robot. A disconnect closes the
 pty and removes the link; ``reconnect_s`` later a new pty appears behind the same link.
 
-    robot = SimRobot(load_sim_config(), load_robot_limits(), RecordingWorld()).start()
-    ...  # Actuator(DriverSettings(port=str(robot.link))) talks to it
+    robot = SimRobot(load_sim_settings(), load_robot_settings().limits, RecordingWorld()).start()
+    ...  # Actuator(replace(load_robot_settings().driver, port=str(robot.link))) talks to it
     robot.stop()
 
 Run it in a thread (``start``/``stop``, or ``with``) or in the foreground (``open`` then
@@ -28,8 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from config.sim import SimSettings
 from controller.protocol import RobotLimits
-from controller.sim.config import SimConfig
 from controller.sim.faults import FaultChannel
 from controller.sim.firmware import Firmware, Motion
 from controller.sim.world import World
@@ -43,7 +43,7 @@ class SimRobot:
     """The simulated robot. ``counts`` tallies every fault injected (byte faults of both
     directions, silence, disconnect, reset); ``firmware`` and ``world`` are open for inspection."""
 
-    def __init__(self, config: SimConfig, limits: RobotLimits, world: World, link: str | Path | None = None):
+    def __init__(self, config: SimSettings, limits: RobotLimits, world: World, link: str | Path | None = None):
         self.config = config
         self.world = world
         self._rng = np.random.default_rng(config.seed)
@@ -103,6 +103,11 @@ class SimRobot:
         """Fault on demand: from now on, read and send nothing for ``seconds``."""
         self._silent_until = time.monotonic() + seconds
         self._events["silence"] += 1
+
+    @property
+    def silent(self) -> bool:
+        """Whether the robot is reading and sending nothing now (a silence fault, on demand or drawn)."""
+        return time.monotonic() < self._silent_until
 
     def __enter__(self) -> "SimRobot":
         return self.start()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from controller.protocol import ShotCommand
-from planner.shot import ShotParams
+from planner.shot import SHOT_FIELDS, ShotParams
 from planner.state import CUE, TableState
 
 if TYPE_CHECKING:
@@ -36,9 +36,9 @@ class Strike:
     def to_json(self) -> dict:
         c = self.command
         return {"seq": self.seq, "t": self.t,
-                "commanded": dict(zip(("phi", "theta", "V", "a", "b"), c.params.as_array().tolist())),
+                "commanded": dict(zip(SHOT_FIELDS, c.params.as_array().tolist())),
                 "cue_xy": [c.x, c.y],
-                "executed": dict(zip(("phi", "theta", "V", "a", "b"), self.executed.as_array().tolist()))}
+                "executed": dict(zip(SHOT_FIELDS, self.executed.as_array().tolist()))}
 
 
 class World(Protocol):

@@ -23,11 +23,11 @@ import time
 import numba
 import numpy as np
 
+from config.table import load_table_settings
 from planner.physics.engine import Simulator
 from planner.rack import rack_8ball
 from planner.shot import ShotParams
 from planner.state import TableState
-from planner.table_config import load_table_config
 
 
 def straight_in_setup(sim: Simulator) -> tuple[TableState, np.ndarray]:
@@ -54,8 +54,8 @@ def _interpreted_rate(n: int) -> float:
     code = ("import time, numpy as np\n"
             "from planner.physics.bench import straight_in_setup\n"
             "from planner.physics.engine import Simulator\n"
-            "from planner.table_config import load_table_config\n"
-            "c = load_table_config(); sim = Simulator(c.table, c.physics)\n"
+            "from config.table import load_table_settings\n"
+            "c = load_table_settings(); sim = Simulator(c.table, c.physics)\n"
             "st, row = straight_in_setup(sim); shots = np.tile(row, (%d, 1))\n"
             "t0 = time.perf_counter(); sim.simulate_batch(st, shots)\n"
             "print(%d / (time.perf_counter() - t0))\n" % (n, n))
@@ -70,8 +70,8 @@ def _cold_start_s() -> float:
             "from planner.physics.bench import straight_in_setup\n"
             "from planner.physics.engine import Simulator\n"
             "from planner.shot import ShotParams\n"
-            "from planner.table_config import load_table_config\n"
-            "c = load_table_config(); sim = Simulator(c.table, c.physics)\n"
+            "from config.table import load_table_settings\n"
+            "c = load_table_settings(); sim = Simulator(c.table, c.physics)\n"
             "st, row = straight_in_setup(sim); sim.simulate(st, ShotParams.from_array(row))\n"
             "print(time.perf_counter() - t0)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -79,7 +79,7 @@ def _cold_start_s() -> float:
 
 
 def measure(racks: int = 100, shots: int = 200_000) -> dict:
-    cfg = load_table_config()
+    cfg = load_table_settings()
     sim = Simulator(cfg.table, cfg.physics)
     state, row = straight_in_setup(sim)
     batch = np.tile(row, (shots, 1))

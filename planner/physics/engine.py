@@ -4,8 +4,9 @@
     res = sim.simulate(state, shot)            # one shot -> ShotResult with the event log
     out = sim.simulate_batch(state, shots)     # K shots (K, 5) from one state -> BatchResult
 
-Shots are ``ShotParams`` (phi, theta deg; V m/s; a, b metres of tip offset); the kernels take
-a/R and b/R, converted here and nowhere else.
+Shots are ``ShotParams`` (phi, theta deg; V m/s; a, b metres of tip offset), as arrays in
+``SHOT_FIELDS`` order; they are validated here and handed to the kernels through
+``kernel.kernel_rows``, the one place the kernels' row order and a/R, b/R are made.
 """
 from __future__ import annotations
 
@@ -15,10 +16,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from planner.physics.eventlog import EV_BALL_BALL, EventLog
-from planner.physics.kernel import run_batch, run_shot
+from planner.physics.kernel import kernel_rows, run_batch, run_shot
 from planner.physics.motion import POCKETED, STATIONARY
 from planner.physics.params import PhysicsParams
-from planner.shot import ShotParams
+from planner.shot import SHOT_FIELDS, ShotParams
 from planner.state import TableState
 from planner.table import Table
 
@@ -135,18 +136,20 @@ class Simulator:
                     f"apart, less than a ball diameter ({2 * R * 1000:.3f} mm)")
 
     def shot_vector(self, shot: ShotParams) -> np.ndarray:
-        """Validate a shot and return the kernel's [V0, phi, theta, a/R, b/R]."""
+        """Validate a shot and return its kernel row (``kernel.kernel_rows``)."""
         return self._shot_rows(np.array([shot.as_array()]))[0]
 
     def _shot_rows(self, shots: np.ndarray) -> np.ndarray:
+        """Validate shots (K, 5) in ``SHOT_FIELDS`` order and return their kernel rows
+        (``kernel.kernel_rows``). Raises PhysicsInputError naming the first bad shot and why."""
         shots = np.asarray(shots, dtype=np.float64)
         if shots.ndim != 2 or shots.shape[1] != 5:
-            raise PhysicsInputError(f"shots must be an array of shape (K, 5) [phi, theta, V, a, b], got {shots.shape}")
-        names = ("phi", "theta", "V", "a", "b")
+            raise PhysicsInputError(f"shots must be an array of shape (K, 5) [{', '.join(SHOT_FIELDS)}], "
+                                    f"got {shots.shape}")
         bad = ~np.isfinite(shots)
         if bad.any():
             k, c = np.argwhere(bad)[0]
-            raise PhysicsInputError(f"shot {k}: {names[c]} is not finite ({shots[k, c]})")
+            raise PhysicsInputError(f"shot {k}: {SHOT_FIELDS[c]} is not finite ({shots[k, c]})")
         phi, theta, V, a, b = shots.T
         R = self.params.R
         checks = (
@@ -161,7 +164,7 @@ class Simulator:
                 k = int(np.flatnonzero(mask)[0])
                 raise PhysicsInputError(f"shot {k} (phi={phi[k]:g} deg, theta={theta[k]:g} deg, V={V[k]:g} m/s, "
                                         f"a={a[k] * 1000:g} mm, b={b[k] * 1000:g} mm): {why}")
-        return np.ascontiguousarray(np.column_stack([V, phi, theta, a / R, b / R]))
+        return kernel_rows(shots, R)
 
     def _start(self, state: TableState, cue_id: int):
         self.check_state(state)

@@ -16,13 +16,19 @@ import numpy as np
 from numba import prange
 
 from planner.jit import njit
-from planner.physics.eventlog import (EV_BALL_BALL, EV_CIRCULAR_CUSHION, EV_LINEAR_CUSHION,
-                                      EV_POCKET, EV_ROLLING_SPINNING, EV_ROLLING_STATIONARY,
-                                      EV_SLIDING_ROLLING, EV_SPINNING_STATIONARY, EV_STICK)
-from planner.physics.events import (ball_ball_time, circular_cushion_time, linear_cushion_time,
-                                    pocket_time, reach)
-from planner.physics.motion import (POCKETED, ROLLING, SLIDING, SPINNING, STATIONARY, energy,
-                                    evolve, next_transition)
+from planner.physics.eventlog import (
+    EV_BALL_BALL,
+    EV_CIRCULAR_CUSHION,
+    EV_LINEAR_CUSHION,
+    EV_POCKET,
+    EV_ROLLING_SPINNING,
+    EV_ROLLING_STATIONARY,
+    EV_SLIDING_ROLLING,
+    EV_SPINNING_STATIONARY,
+    EV_STICK,
+)
+from planner.physics.events import ball_ball_time, circular_cushion_time, linear_cushion_time, pocket_time, reach
+from planner.physics.motion import POCKETED, ROLLING, SLIDING, SPINNING, STATIONARY, energy, evolve, next_transition
 from planner.physics.params import P_R
 from planner.physics.resolve.ball_ball import collide, make_kiss
 from planner.physics.resolve.ball_cushion import han_2005, kiss_circle, kiss_line
@@ -31,6 +37,15 @@ from planner.physics.resolve.stick_ball import cue_strike
 
 SPACER = 1e-6  # gap left between bodies after a contact is resolved [m]
 SETTLE_DEPTH = 1e-4  # a ball resting at most this far inside a cushion is moved out to touching [m]
+
+
+def kernel_rows(shots: np.ndarray, R: float) -> np.ndarray:
+    """The kernels' shot rows from shots in ShotParams order: (K, 5) [phi deg, theta deg, V m/s,
+    a m, b m] (``planner.shot.SHOT_FIELDS``) -> C-contiguous (K, 5) [V m/s, phi deg, theta deg,
+    a/R, b/R], the argument order of ``cue_strike``. R: ball radius [m]. The one place that
+    conversion is made; the shots are not validated here (``engine.Simulator`` does that)."""
+    phi, theta, V, a, b = np.asarray(shots, dtype=np.float64).T
+    return np.ascontiguousarray(np.column_stack([V, phi, theta, a / R, b / R]))
 
 
 @njit(cache=True)
@@ -162,7 +177,7 @@ def run_shot(rvw, s, shot, cue, p, lin, lin_h, circ, pockets, drop, max_events, 
              ev_kind, ev_time, ev_a, ev_b, ev_rvw, ev_s):
     """Simulate one shot in place on (rvw (N,3,3), s (N,)).
 
-    shot: [V0 m/s, phi deg, theta deg, a/R, b/R] applied to ball index ``cue``.
+    shot: one row of ``kernel_rows`` ([V0 m/s, phi deg, theta deg, a/R, b/R]) applied to ball index ``cue``.
     With ``record``, events are written to ev_* (length >= max_events): kind, time, agents
     (ball index; other ball, cushion or pocket index, or -1), and the agents' states after the
     event in ev_rvw (E, 2, 3, 3) / ev_s (E, 2).
@@ -300,7 +315,7 @@ def run_shot(rvw, s, shot, cue, p, lin, lin_h, circ, pockets, drop, max_events, 
 
 @njit(cache=True, parallel=True)
 def run_batch(rvw0, s0, shots, cue, p, lin, lin_h, circ, pockets, drop, max_events):
-    """Simulate each row of shots (S, 5) from the same start state, in parallel.
+    """Simulate each row of shots (S, 5) (``kernel_rows``) from the same start state, in parallel.
 
     Returns final rvw (S, N, 3, 3), states (S, N), pocket_of (S, N), first_hit (S,),
     cushions after/before the first hit (S,), n_events (S,), truncated (S,), t_end (S,),

@@ -26,8 +26,14 @@ from pathlib import Path
 import numpy as np
 
 from planner.physics.engine import ShotResult, Simulator
-from planner.physics.eventlog import (EV_BALL_BALL, EV_CIRCULAR_CUSHION, EV_LINEAR_CUSHION,
-                                      EV_POCKET, EV_STICK, EVENT_NAMES)
+from planner.physics.eventlog import (
+    EV_BALL_BALL,
+    EV_CIRCULAR_CUSHION,
+    EV_LINEAR_CUSHION,
+    EV_POCKET,
+    EV_STICK,
+    EVENT_NAMES,
+)
 from planner.physics.params import PhysicsParams
 from planner.shot import ShotParams
 from planner.state import TableState

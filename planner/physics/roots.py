@@ -49,6 +49,25 @@ def quadratic_roots(a, b, c):
 
 
 @njit(cache=True)
+def nearest_contact_time(dx, dy, vx, vy, target):
+    """The time tau [s] nearest 0, of either sign, at which a point at offset (dx, dy) [m] moving
+    in a straight line at relative velocity (vx, vy) [m/s] is at distance ``target`` [m]:
+    the root of |d + v tau| = target, i.e. A tau^2 + B tau + C = 0 with A = |v|^2,
+    B = 2 v.d, C = |d|^2 - target^2, from the textbook formula. inf when there is none (v = 0,
+    or the line misses the circle). The contact rewinds (resolve/) move bodies by this tau."""
+    A = vx * vx + vy * vy
+    B = 2.0 * (vx * dx + vy * dy)
+    C = dx * dx + dy * dy - target * target
+    disc = B * B - 4.0 * A * C
+    if not (A > 0.0 and disc >= 0.0):
+        return np.inf
+    sq = math.sqrt(disc)
+    t1 = (-B - sq) / (2.0 * A)
+    t2 = (-B + sq) / (2.0 * A)
+    return t1 if abs(t1) < abs(t2) else t2
+
+
+@njit(cache=True)
 def cubic_real_roots(A, B, C, D, out):
     """Real roots of A t^3 + B t^2 + C t + D written into out[0:n]; returns n (0..3).
 

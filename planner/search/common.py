@@ -13,16 +13,43 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from planner.evaluate import evaluate
-from planner.movegen import CandidateShot, MoveGenerator
 from planner.execution import executable
+from planner.movegen import CandidateShot, MoveGenerator
 from planner.physics.engine import BatchResult, Simulator
 from planner.physics.motion import POCKETED
-from planner.planner_config import SearchConfig
 from planner.rules.eightball import Outcome, rule
 from planner.rules.facts import ShotFacts
 from planner.rules.game import GameState, balls_to_win
 from planner.shot import ErrorModel
 from planner.state import CUE, EIGHT, TableState
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """The search's settings: the ``search`` and ``evaluation`` sections of config/planner.yaml
+    and the break speed from its ``robot`` section. That file documents each value and holds the
+    only defaults. Times in seconds, speeds in m/s."""
+    t0: float
+    t1: float
+    samples: int
+    samples_deep: int
+    ply: int
+    breadth: int
+    breadth_deep: int
+    time_budget: float
+    cutoff_slack: float
+    verify_top: int
+    verify_samples: int
+    refine_calls: int
+    safety_candidates: int
+    in_hand_grid: int
+    weights: tuple[float, float, float]
+    win_value: float
+    miss_weight: float
+    loss_value: float
+    run_success: float
+    inning_first: float
+    v_break: float
 
 
 @dataclass

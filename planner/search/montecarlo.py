@@ -38,8 +38,7 @@ import numpy as np
 from planner.movegen import CandidateShot
 from planner.rules.eightball import Outcome
 from planner.rules.game import GameState
-from planner.search.common import (Scored, SearchContext, opponent_value, past, play_samples, top_calls,
-                                   value_bound)
+from planner.search.common import Scored, SearchContext, opponent_value, past, play_samples, top_calls, value_bound
 from planner.state import TableState
 
 SAMPLED = True   # judges shots by samples under the error model

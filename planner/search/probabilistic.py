@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from planner.movegen import CandidateShot
 from planner.rules.game import GameState
-from planner.search.common import (Scored, SearchContext, past, play_samples, success_value,
-                                   top_calls, value_bound)
+from planner.search.common import Scored, SearchContext, past, play_samples, success_value, top_calls, value_bound
 from planner.state import TableState
 
 SAMPLED = False   # judges shots by nominal (noise-free) simulations

@@ -5,21 +5,23 @@ from dataclasses import replace
 
 import pytest
 
-from controller.actuator import Actuator, DriverSettings, FrameLog
-from controller.sim.config import Faults, load_robot_limits, load_sim_config
+from config.robot import load_robot_settings
+from config.sim import Faults, load_sim_settings
+from controller.driver.actuator import Actuator
 from controller.sim.robot import SimRobot
 from controller.sim.world import RecordingWorld
+from hil.recording import FrameLog
 
 
 @pytest.fixture(scope="session")
 def limits():
-    return load_robot_limits()
+    return load_robot_settings().limits
 
 
 @pytest.fixture(scope="session")
 def fast_config():
     """config/sim.yaml with the soak profile's fast motions and no faults."""
-    return replace(load_sim_config(profile="soak"), faults=Faults())
+    return replace(load_sim_settings(profile="soak"), faults=Faults())
 
 
 @pytest.fixture
@@ -44,8 +46,9 @@ def make_driver(tmp_path):
     drivers = []
 
     def make(robot: SimRobot, connect: bool = True, **kw) -> Actuator:
-        settings = DriverSettings(**{"port": str(robot.link), "reply_timeout_s": 0.1, "retries": 3,
-                                     "reconnect_timeout_s": 2.0, "done_margin_s": 0.1, **kw})
+        settings = replace(load_robot_settings().driver, **{"port": str(robot.link), "reply_timeout_s": 0.1,
+                                                             "retries": 3, "reconnect_timeout_s": 2.0,
+                                                             "done_margin_s": 0.1, **kw})
         act = Actuator(settings, FrameLog(tmp_path / f"frames{len(drivers)}.jsonl"))
         drivers.append(act)
         if connect:

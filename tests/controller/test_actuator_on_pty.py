@@ -10,16 +10,30 @@ import numpy as np
 import pytest
 import serial
 
-from controller.actuator import (
-    RobotDisconnected, RobotEstopped, RobotTimeout, ShotNotExecuted,
-    ShotOutcomeUnknown, ShotRejected, read_frame_log,
+from config.sim import Faults, TrueError
+from controller.driver.deadline import Deadline
+from controller.driver.errors import (
+    RobotDisconnected,
+    RobotEstopped,
+    RobotTimeout,
+    ShotNotExecuted,
+    ShotOutcomeUnknown,
+    ShotRejected,
 )
+from controller.driver.link import LinkFault
 from controller.protocol import (
-    E_BAD_ARGUMENTS, E_OUT_OF_RANGE, E_UNKNOWN_COMMAND, NAK_BAD_CRC, LineSplitter, ShotCommand,
-    decode_frame, encode_frame, err_code,
+    E_BAD_ARGUMENTS,
+    E_OUT_OF_RANGE,
+    E_UNKNOWN_COMMAND,
+    NAK_BAD_CRC,
+    LineSplitter,
+    ShotCommand,
+    decode_frame,
+    encode_frame,
+    err_code,
 )
-from controller.sim.config import Faults, TrueError
 from controller.sim.world import PhysicsWorld, RecordingWorld
+from hil.recording import read_frame_log
 from planner.shot import ErrorModel, ShotParams
 from planner.state import TableState
 
@@ -29,6 +43,20 @@ XY = (0.5, 0.75)
 
 def _tx_shots(act) -> list[str]:
     return [r["frame"] for r in read_frame_log(act.frame_log.path) if r["dir"] == "tx" and " SHOT " in r["frame"]]
+
+
+def _wait_for(condition, what: str, timeout_s: float = 5.0) -> None:
+    """Poll ``condition()`` until it holds; fail the test, naming ``what``, after ``timeout_s``."""
+    deadline = Deadline(timeout_s)
+    while not condition():
+        assert not deadline.expired(), f"waited {timeout_s} s for {what}"
+        time.sleep(0.005)
+
+
+def _no_motion_in_progress(robot) -> bool:
+    """The robot's last motion is over (done, aborted, or wiped by a reset): a strike happens only
+    during a motion, so none can follow until the next one is accepted."""
+    return robot.firmware.status().phase != "ACK"
 
 
 def test_handshake_learns_the_declared_limits_and_homes(start_robot, make_driver, limits, fast_config):
@@ -103,7 +131,7 @@ def test_a_noisy_line_costs_retransmissions_never_a_second_strike(start_robot, m
     assert [s.command for s in world.strikes] == [r.command for r in reports]
     resent = [f for f, n in Counter(_tx_shots(act)).items() if n > 1]
     assert resent, "the faults never made the driver resend a SHOT"
-    assert any(kind == "garbled" for kind, _ in act.recoveries)
+    assert any(kind is LinkFault.GARBLED for kind, _ in act.recoveries)
 
 
 def test_silence_raises_a_timeout_and_the_driver_recovers_after_it(start_robot, make_driver):
@@ -113,10 +141,10 @@ def test_silence_raises_a_timeout_and_the_driver_recovers_after_it(start_robot, 
     robot.go_silent(0.8)  # longer than 4 tries of 0.1 s
     with pytest.raises(RobotTimeout, match="no reply after 4 tries"):
         act.status()
-    time.sleep(0.5)
+    _wait_for(lambda: not robot.silent, "the robot's silence to end")
     assert act.status().state == "READY"
     ((kind, seconds),) = act.recoveries[before:]
-    assert kind == "silence" and seconds >= 0.5
+    assert kind is LinkFault.SILENCE and seconds >= 0.5
 
 
 @pytest.mark.parametrize("when", ["before_strike", "after_strike"])
@@ -127,7 +155,7 @@ def test_a_disconnect_mid_shot_reconnects_and_follows_the_shot_to_its_end(start_
     rep = act.shot(SHOT, XY)
     assert rep.recovered and act.reconnects == 1 and robot.counts["disconnect"] == 1
     assert [s.seq for s in world.strikes] == [rep.seq]
-    assert any(kind == "link lost" for kind, _ in act.recoveries)
+    assert any(kind is LinkFault.LINK_LOST for kind, _ in act.recoveries)
 
 
 def test_a_reset_after_the_strike_is_reported_struck_from_status(start_robot, make_driver):
@@ -147,7 +175,7 @@ def test_a_reset_before_the_strike_raises_shot_not_executed(start_robot, make_dr
     with pytest.raises(ShotNotExecuted, match="not struck") as e:
         act.shot(SHOT, XY)
     assert e.value.seq == act.last_shot_seq
-    time.sleep(0.05)
+    _wait_for(lambda: _no_motion_in_progress(robot), "the robot's motion to end")
     assert world.strikes == [] and not act.was_struck(e.value.seq)
 
 
@@ -158,7 +186,7 @@ def test_estop_from_another_thread_aborts_the_shot_until_homed(start_robot, make
     threading.Timer(0.1, act.estop).start()
     with pytest.raises(RobotEstopped, match="ESTOP"):
         act.shot(SHOT, XY)
-    time.sleep(0.5)
+    _wait_for(lambda: _no_motion_in_progress(robot), "the robot's motion to end")
     assert world.strikes == []
     with pytest.raises(RobotEstopped):
         act.shot(SHOT, XY)
@@ -227,17 +255,17 @@ def test_bad_input_over_the_pty_gets_clear_errors_and_no_motion(start_robot, mak
 
 
 
-def test_a_physics_world_plays_the_executed_shot(start_robot, make_driver, sim):
+def test_a_physics_world_plays_the_executed_shot(start_robot, make_driver, simulator):
     """The world moves the balls with the shot the robot executed (its own error included), which
     is not the commanded one."""
     start = TableState.from_dict({0: (0.56, 0.5), 1: (0.56, 1.2)})
-    world = PhysicsWorld(sim, start)
+    world = PhysicsWorld(simulator, start)
     robot = start_robot(world=world)
     act = make_driver(robot)
     rep = act.shot(ShotParams(90.0, 2.0, 1.5), (0.56, 0.5))
     (strike,) = world.strikes
     assert strike.seq == rep.seq and strike.executed != rep.command.params
-    expect = sim.simulate(start, strike.executed)
+    expect = simulator.simulate(start, strike.executed)
     assert np.array_equal(world.state.pos, expect.state_after().pos)
     assert world.last_result.first_hit == 1  # straight up the table into ball 1
     assert not np.allclose(world.state.pos, start.pos)

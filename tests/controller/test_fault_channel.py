@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from controller.sim.config import Faults
+from config.sim import Faults
 from controller.sim.faults import FaultChannel
 
 N = 20000

@@ -6,8 +6,22 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.protocol import (
-    MAX_LINE, NAK_BAD_CRC, NAK_MALFORMED, NAK_TOO_LONG, SHOT_WIRE, Frame, FrameError, Hello,
-    LineSplitter, Range, RobotLimits, ShotCommand, Status, crc32, decode_frame, encode_frame,
+    MAX_LINE,
+    NAK_BAD_CRC,
+    NAK_MALFORMED,
+    NAK_TOO_LONG,
+    SHOT_WIRE,
+    Frame,
+    FrameError,
+    Hello,
+    LineSplitter,
+    Range,
+    RobotLimits,
+    ShotCommand,
+    Status,
+    crc32,
+    decode_frame,
+    encode_frame,
 )
 from planner.shot import ShotParams
 

@@ -6,10 +6,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from controller.actuator import load_driver_settings
-from controller.serial_bench import load_soak_setup
-from controller.sim.config import load_robot_limits, load_sim_config
-from planner.config import ConfigError, default_path
+from config.reader import ConfigError, default_path
+from config.robot import load_robot_settings
+from config.sim import load_sim_settings, load_soak_settings
 
 
 def _variant(tmp_path: Path, name: str, edit) -> Path:
@@ -21,12 +20,12 @@ def _variant(tmp_path: Path, name: str, edit) -> Path:
 
 
 def test_the_defaults_load():
-    lim = load_robot_limits()
+    lim = load_robot_settings().limits
     assert (lim.V.lo, lim.V.hi) == (0.1, 4.5) and lim.y.hi == pytest.approx(2.2352)
-    assert load_driver_settings().port.startswith("/dev/")
-    sim = load_sim_config()
+    assert load_robot_settings().driver.port.startswith("/dev/")
+    sim = load_sim_settings()
     assert sim.faults.drop == 0.0 and sim.timing.tmax == max(1.5, 0.6 + 0.3 + 0.12)  # homing is the longest motion
-    soak = load_soak_setup()
+    soak = load_soak_settings()
     assert soak.sim.timing.move_s == 0.004 and soak.sim.faults.reset > 0      # the profile's values
     assert soak.sim.faults.disconnect_when == "any"                            # inherited
     assert soak.driver.reply_timeout_s == 0.06 and soak.driver.baudrate == 115200
@@ -48,8 +47,8 @@ def test_the_defaults_load():
 ])
 def test_a_bad_value_names_the_file_and_the_key(tmp_path, name, edit, message):
     p = _variant(tmp_path, name, edit)
-    load = {"robot.yaml": lambda: (load_robot_limits(p), load_driver_settings(p)),
-            "sim.yaml": lambda: load_soak_setup(p)}[name]
+    load = {"robot.yaml": lambda: load_robot_settings(p),
+            "sim.yaml": lambda: load_soak_settings(p)}[name]
     with pytest.raises(ConfigError) as e:
         load()
     assert str(e.value).startswith(f"{p}: ") and message in str(e.value)

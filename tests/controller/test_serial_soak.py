@@ -6,8 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from controller.serial_bench import load_soak_setup, run_soak
-from controller.sim.config import Faults
+from config.sim import Faults, load_soak_settings
+from controller.driver.link import LinkFault
+from controller.serial_bench import run_soak
 
 SHOTS = 250
 FAULTS = Faults(drop=0.001, corrupt=0.001, duplicate=0.001, delay=0.002, delay_s=0.03,
@@ -16,7 +17,7 @@ FAULTS = Faults(drop=0.001, corrupt=0.001, duplicate=0.001, delay=0.002, delay_s
 
 @pytest.fixture(scope="module")
 def soak():
-    setup = load_soak_setup()
+    setup = load_soak_settings()
     setup = replace(setup, sim=replace(setup.sim, faults=FAULTS), invalid_rate=0.03)
     return run_soak(SHOTS, setup, seed=11)
 
@@ -28,8 +29,8 @@ def test_every_kind_of_fault_was_injected(soak):
     # which kind a recovery is filed under depends on timing (a reset seen mid-frame is a garbled
     # line, a silence that outlasts the timeout a lost link), so ask for most of them, not all
     kinds = {k for k, _ in soak.recoveries}
-    assert kinds <= {"silence", "garbled", "link lost", "robot reset"}
-    assert {"garbled", "link lost"} <= kinds and len(kinds) >= 3
+    assert kinds <= {LinkFault.SILENCE, LinkFault.GARBLED, LinkFault.LINK_LOST, LinkFault.ROBOT_RESET}
+    assert {LinkFault.GARBLED, LinkFault.LINK_LOST} <= kinds and len(kinds) >= 3
     assert soak.reconnects > 0
 
 

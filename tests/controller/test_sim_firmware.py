@@ -4,12 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from controller.protocol import (
-    E_BAD_ARGUMENTS, E_BUSY, E_ESTOPPED, E_NO_SESSION, E_NOT_HOMED, E_OUT_OF_RANGE, E_SEQ_REUSED,
-    E_STALE_SEQ, E_UNKNOWN_COMMAND, E_VERSION, NAK_BAD_CRC, NAK_MALFORMED, Frame, Hello, ShotCommand,
-    Status, decode_frame, encode_frame, err_code,
-)
-from controller.sim.config import TrueError
+from config.sim import TrueError
+from controller import protocol as wire
+from controller.protocol import Frame, Hello, ShotCommand, Status, decode_frame, encode_frame, err_code
 from controller.sim.firmware import Firmware
 from controller.sim.world import RecordingWorld
 from planner.shot import ErrorModel, ShotParams
@@ -72,25 +69,25 @@ def test_boot_announces_itself_and_ignores_input_until_then(fast_config, limits)
 
 
 def test_bad_input_gets_clear_errors_and_nothing_moves(bench):
-    assert bench.raw(b"garbage\n")[0].args[:2] == (str(NAK_MALFORMED), "MALFORMED")
-    assert bench.raw(b"3 STATUS*00000000\n")[0].args[:2] == (str(NAK_BAD_CRC), "BAD_CRC")
+    assert bench.raw(b"garbage\n")[0].args[:2] == (str(wire.NAK_MALFORMED), "MALFORMED")
+    assert bench.raw(b"3 STATUS*00000000\n")[0].args[:2] == (str(wire.NAK_BAD_CRC), "BAD_CRC")
     assert bench.raw(b"\n\r\n") == []  # empty lines are resynchronisation, not frames
-    assert _err(bench.send(3, "SHOT", *SHOT_ARGS)) == E_NO_SESSION
-    assert _err(bench.send(4, "HELLO", "2")) == E_VERSION
-    assert _err(bench.send(5, "HELLO")) == E_BAD_ARGUMENTS
+    assert _err(bench.send(3, "SHOT", *SHOT_ARGS)) == wire.E_NO_SESSION
+    assert _err(bench.send(4, "HELLO", "2")) == wire.E_VERSION
+    assert _err(bench.send(5, "HELLO")) == wire.E_BAD_ARGUMENTS
     bench.send(6, "HELLO", "1")
-    assert _err(bench.send(7, "SHOT", *SHOT_ARGS)) == E_NOT_HOMED
-    assert _err(bench.send(8, "FIRE")) == E_UNKNOWN_COMMAND
-    assert _err(bench.send(9, "SHOT", *SHOT_ARGS[:6])) == E_BAD_ARGUMENTS
-    assert _err(bench.send(10, "SHOT", "1e3", *SHOT_ARGS[1:])) == E_BAD_ARGUMENTS
-    assert _err(bench.send(11, "STATUS", "now")) == E_BAD_ARGUMENTS
+    assert _err(bench.send(7, "SHOT", *SHOT_ARGS)) == wire.E_NOT_HOMED
+    assert _err(bench.send(8, "FIRE")) == wire.E_UNKNOWN_COMMAND
+    assert _err(bench.send(9, "SHOT", *SHOT_ARGS[:6])) == wire.E_BAD_ARGUMENTS
+    assert _err(bench.send(10, "SHOT", "1e3", *SHOT_ARGS[1:])) == wire.E_BAD_ARGUMENTS
+    assert _err(bench.send(11, "STATUS", "now")) == wire.E_BAD_ARGUMENTS
     bench.send(12, "HOME")
     bench.advance(bench.timing.home_s)
     (err,) = bench.send(13, "SHOT", SHOT_ARGS[0], SHOT_ARGS[1], "9.000", *SHOT_ARGS[3:])
-    assert err_code(err) == E_OUT_OF_RANGE
+    assert err_code(err) == wire.E_OUT_OF_RANGE
     assert "V=9.000 m/s outside the robot's limit 0.100..4.500 m/s" in " ".join(err.args)
     (err,) = bench.send(14, "SHOT", *SHOT_ARGS[:5], "5000.0", SHOT_ARGS[6])
-    assert err_code(err) == E_OUT_OF_RANGE and "workspace" in " ".join(err.args)
+    assert err_code(err) == wire.E_OUT_OF_RANGE and "workspace" in " ".join(err.args)
     bench.finish_motion()
     assert bench.world.strikes == []
     assert bench.status() == Status("READY", True, 12, "DONE", 0, 12)
@@ -107,9 +104,9 @@ def test_a_repeated_shot_frame_is_answered_but_never_struck_twice(bench):
     assert [s.seq for s in bench.world.strikes] == [3]
     assert bench.world.strikes[0].command == ShotCommand.from_args(SHOT_ARGS)
     # the same seq with other arguments is a protocol error, an older seq is stale
-    assert _err(bench.send(3, "SHOT", "46.000", *SHOT_ARGS[1:])) == E_SEQ_REUSED
-    assert _err(bench.send(2, "SHOT", *SHOT_ARGS)) == E_STALE_SEQ
-    assert _err(bench.send(1, "HOME")) == E_STALE_SEQ
+    assert _err(bench.send(3, "SHOT", "46.000", *SHOT_ARGS[1:])) == wire.E_SEQ_REUSED
+    assert _err(bench.send(2, "SHOT", *SHOT_ARGS)) == wire.E_STALE_SEQ
+    assert _err(bench.send(1, "HOME")) == wire.E_STALE_SEQ
     bench.finish_motion()
     assert len(bench.world.strikes) == 1
 
@@ -117,8 +114,8 @@ def test_a_repeated_shot_frame_is_answered_but_never_struck_twice(bench):
 def test_a_second_motion_while_busy_is_refused(bench):
     bench.ready()
     bench.send(3, "SHOT", *SHOT_ARGS)
-    assert _err(bench.send(4, "SHOT", *SHOT_ARGS)) == E_BUSY
-    assert _err(bench.send(5, "HOME")) == E_BUSY
+    assert _err(bench.send(4, "SHOT", *SHOT_ARGS)) == wire.E_BUSY
+    assert _err(bench.send(5, "HOME")) == wire.E_BUSY
     bench.finish_motion()
     assert [f.verb for f in bench.send(6, "SHOT", *SHOT_ARGS)] == ["ACK"]
     bench.finish_motion()
@@ -133,11 +130,11 @@ def test_estop_is_honoured_in_every_state_and_aborts_a_shot_before_the_strike(be
     bench.advance(bench.timing.home_s)
     bench.send(4, "SHOT", *SHOT_ARGS)
     replies = bench.send(5, "ESTOP", "whatever")
-    assert [(f.seq, f.verb) for f in replies] == [(5, "ACK"), (4, "ERR")] and err_code(replies[1]) == E_ESTOPPED
+    assert [(f.seq, f.verb) for f in replies] == [(5, "ACK"), (4, "ERR")] and err_code(replies[1]) == wire.E_ESTOPPED
     bench.finish_motion()
     assert bench.world.strikes == []
-    assert _err(bench.send(4, "SHOT", *SHOT_ARGS)) == E_ESTOPPED            # its phase: aborted
-    assert _err(bench.send(6, "SHOT", *SHOT_ARGS)) == E_ESTOPPED            # latched
+    assert _err(bench.send(4, "SHOT", *SHOT_ARGS)) == wire.E_ESTOPPED            # its phase: aborted
+    assert _err(bench.send(6, "SHOT", *SHOT_ARGS)) == wire.E_ESTOPPED            # latched
     assert bench.status().phase == "ABORTED"
 
 
@@ -159,9 +156,9 @@ def test_a_reset_after_the_strike_keeps_the_struck_seq_and_never_strikes_again(b
     (announce,) = bench.advance(bench.timing.boot_s)
     st = Hello.parse(announce).status
     assert (st.struck, st.state, st.motion, st.hi) == (3, "UNHOMED", 0, 3)
-    assert _err(bench.send(3, "SHOT", *SHOT_ARGS)) == E_NO_SESSION     # the old frame, retransmitted
+    assert _err(bench.send(3, "SHOT", *SHOT_ARGS)) == wire.E_NO_SESSION     # the old frame, retransmitted
     bench.send(4, "HELLO", "1")
-    assert _err(bench.send(3, "SHOT", *SHOT_ARGS)) == E_STALE_SEQ
+    assert _err(bench.send(3, "SHOT", *SHOT_ARGS)) == wire.E_STALE_SEQ
     bench.finish_motion()
     assert [s.seq for s in bench.world.strikes] == [3]
 
@@ -197,5 +194,5 @@ def test_hello_raises_hi_so_a_new_host_continues_above_it(bench):
     bench.finish_motion()
     (hello,) = bench.send(7, "HELLO", "1")  # a restarted host, counting from low numbers again
     assert Hello.parse(hello).status.hi == 50
-    assert _err(bench.send(8, "SHOT", *SHOT_ARGS)) == E_STALE_SEQ
+    assert _err(bench.send(8, "SHOT", *SHOT_ARGS)) == wire.E_STALE_SEQ
     assert [f.verb for f in bench.send(51, "SHOT", *SHOT_ARGS)] == ["ACK"]

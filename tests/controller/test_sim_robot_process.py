@@ -6,12 +6,14 @@ import select
 import signal
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import yaml
 
-from controller.actuator import Actuator, DriverSettings
-from planner.config import default_path
+from config.reader import default_path
+from config.robot import load_robot_settings
+from controller.driver.actuator import Actuator
 from planner.shot import ShotParams
 
 
@@ -40,7 +42,7 @@ def test_sim_robot_process_serves_the_driver_and_logs_its_strikes(tmp_path):
         assert ready, "sim-robot printed no port"
         port = proc.stdout.readline().strip()
         assert Path(port).resolve().as_posix().startswith("/dev/pts/")
-        settings = DriverSettings(port=port, reply_timeout_s=0.2, done_margin_s=0.2)
+        settings = replace(load_robot_settings().driver, port=port, reply_timeout_s=0.2, done_margin_s=0.2)
         with Actuator(settings) as act:
             rep = act.shot(ShotParams(200.0, 4.0, 1.5, -0.002, 0.003), (0.3, 0.4))
         (rec,) = [json.loads(x) for x in strikes.read_text().splitlines()]

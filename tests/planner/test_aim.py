@@ -4,8 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from planner.aim import (aim_straight, ghost_ball, pocket_axes, pocket_targets, reflect_across_rail,
-                         segment_blocked)
+from planner.aim import aim_straight, ghost_ball, pocket_axes, pocket_targets, reflect_across_rail, segment_blocked
 from planner.shot import ShotParams
 from planner.state import TableState
 
@@ -65,13 +64,13 @@ def test_mirror_image_and_capsule_distance(table_config):
 
 
 @pytest.mark.parametrize("pocket,cut", [("lb", 0.0), ("lb", 20.0), ("rc", 0.0), ("rc", 15.0)])
-def test_ghost_ball_aim_pockets_the_ball_without_noise(sim, pocket, cut):
-    t = sim.table
+def test_ghost_ball_aim_pockets_the_ball_without_noise(simulator, pocket, cut):
+    t = simulator.table
     k = t.pocket_index(pocket)
     target, axis = pocket_targets(t)[k], pocket_axes(t)[k]
     obj = target + 0.4 * axis
     u = -axis
     cue = obj - 2 * R * u - 0.5 * rot(u, cut)
     a = aim_straight(cue, obj, target, axis, R)
-    res = sim.simulate(TableState([0, 1], [cue, obj]), ShotParams(a.phi, 0.0, 1.5))
+    res = simulator.simulate(TableState([0, 1], [cue, obj]), ShotParams(a.phi, 0.0, 1.5))
     assert res.pocket[1] == k

@@ -15,8 +15,8 @@ def test_weighted_best_takes_the_three_largest():
     assert weighted_best([]) == 0.0
 
 
-def test_evaluate_matches_the_move_generators_probabilities(table_config, tiny_table):
-    mg = MoveGenerator(table_config.table, table_config.physics, tiny_table)
+def test_evaluate_matches_the_move_generators_probabilities(table_config, tiny_difficulty, coarse_movegen):
+    mg = MoveGenerator(table_config.table, table_config.physics, tiny_difficulty, coarse_movegen)
     st = TableState([0, 1, 2, 9], [[0.5, 0.7], [0.3, 1.5], [0.8, 0.5], [0.2, 0.3]])
     game = GameState(frozenset({1, 2, 9, 8}), 0, ("solid", "stripe"))
     probs = mg.straight_probabilities(st, [1, 2])

@@ -5,9 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from planner.config import ConfigError, load_yaml
+from config.planner import load_planner_settings, parse_planner_settings
+from config.reader import ConfigError, load_yaml
 from planner.match import play_game, spot_ball
-from planner.planner_config import load_planner_config, parse_planner_config
 from planner.state import TableState
 
 R = 0.028575
@@ -50,13 +50,13 @@ def test_spot_ball_on_the_foot_spot_or_behind_it(table_config):
 
 
 def test_planner_config_loads_and_names_bad_keys(tmp_path):
-    cfg = load_planner_config()
+    cfg = load_planner_settings()
     assert cfg.search.t0 == 0.65 and cfg.search.weights == (1.0, 0.33, 0.15) and cfg.movegen.v_max == 6.0
     bad = tmp_path / "planner.yaml"
     text = open(cfg.path).read().replace("t0: 0.65", "t0: 1.65")
     bad.write_text(text)
     with pytest.raises(ConfigError, match=r"planner.yaml: search.t0 must be a probability in \[0, 1\], got 1.65"):
-        load_planner_config(bad)
+        load_planner_settings(bad)
     bad.write_text(open(cfg.path).read().replace("spins: [[0.0, 0.0]", "spins: [[0.0, 0.95]"))
     with pytest.raises(ConfigError, match="movegen.spins"):
-        parse_planner_config(load_yaml(bad))
+        parse_planner_settings(load_yaml(bad))

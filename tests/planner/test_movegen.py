@@ -2,23 +2,26 @@
 banks when no straight-in shot exists, and minimum speeds checked against the engine."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 
-from planner.aim import aim_straight, pocket_axes, pocket_targets
-from planner.throw import is_right_cut
-from planner.movegen import MoveGenConfig, MoveGenerator, min_elevation
+from config.planner import load_planner_settings
+from planner.aim import aim_straight, min_elevation, pocket_axes, pocket_targets
+from planner.movegen import MoveGenerator
 from planner.rules.game import GameState
 from planner.shot import ShotParams
 from planner.speed import min_speed
 from planner.state import TableState
+from planner.throw import is_right_cut
 
 R = 0.028575
 
 
 @pytest.fixture(scope="module")
-def mg(table_config, tiny_table):
-    return MoveGenerator(table_config.table, table_config.physics, tiny_table)
+def mg(table_config, tiny_difficulty, coarse_movegen):
+    return MoveGenerator(table_config.table, table_config.physics, tiny_difficulty, coarse_movegen)
 
 
 def test_blocker_on_the_object_path_removes_that_pocket(mg, table_config):
@@ -99,27 +102,27 @@ def test_banks_kicks_combos_only_when_no_straight_in(mg, table_config):
     assert {c.kind for c in mg.generate(open_state, open_game)} == {"straight"}
 
 
-def test_a_generated_bank_pockets_the_ball_without_noise(mg, sim):
+def test_a_generated_bank_pockets_the_ball_without_noise(mg, simulator):
     st = TableState([0, 1], [[0.1, 1.36], [0.25, 1.3]])
     game = GameState(frozenset({1, 8}), 0, ("solid", "stripe"))
     banks = mg.banks(st, game)
     assert banks
-    made = [c for c in banks if sim.simulate(st, c.shot).pocket[1] == mg.table.pocket_index(c.call.pocket)]
+    made = [c for c in banks if simulator.simulate(st, c.shot).pocket[1] == mg.table.pocket_index(c.call.pocket)]
     assert made
 
 
 @pytest.mark.parametrize("d1,d2", [(0.4, 0.3), (1.0, 0.3), (0.6, 0.5)])
-def test_min_speed_just_gets_the_ball_there(sim, d1, d2):
-    t = sim.table
+def test_min_speed_just_gets_the_ball_there(simulator, d1, d2):
+    t = simulator.table
     k = t.pocket_index("lb")
     target, axis = pocket_targets(t)[k], pocket_axes(t)[k]
     obj = target + d1 * axis
     cue = obj + (2 * R + d2) * axis
     phi = float(np.degrees(np.arctan2(-axis[1], -axis[0])))
-    v = float(min_speed(sim.params, 0.0, d1, d2))
+    v = float(min_speed(simulator.params, 0.0, d1, d2))
     st = TableState([0, 1], [cue, obj])
-    assert sim.simulate(st, ShotParams(phi, 0.0, v)).pocket[1] == k
-    assert sim.simulate(st, ShotParams(phi, 0.0, 0.6 * v)).pocket[1] == -1
+    assert simulator.simulate(st, ShotParams(phi, 0.0, v)).pocket[1] == k
+    assert simulator.simulate(st, ShotParams(phi, 0.0, 0.6 * v)).pocket[1] == -1
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 40])
@@ -151,13 +154,13 @@ def test_best_is_the_head_of_generate(mg, table_config, n):
     assert mg.best(st, over, n) == mg.generate(st, over) == []
 
 
-FINE = MoveGenConfig(speed_increments=(0.25, 0.8), spins=((0.0, 0.0), (0.0, 0.4)),
-                     fine_speed_increments=(0.25, 0.5, 0.8), fine_spins=((0.0, 0.0), (0.0, 0.4), (0.0, -0.7)))
+FINE = dataclasses.replace(load_planner_settings().movegen, speed_increments=(0.25, 0.8), spins=((0.0, 0.0), (0.0, 0.4)),
+                           fine_speed_increments=(0.25, 0.5, 0.8), fine_spins=((0.0, 0.0), (0.0, 0.4), (0.0, -0.7)))
 
 
 @pytest.fixture(scope="module")
-def fine_mg(table_config, tiny_table):
-    return MoveGenerator(table_config.table, table_config.physics, tiny_table, FINE)
+def fine_mg(table_config, tiny_difficulty):
+    return MoveGenerator(table_config.table, table_config.physics, tiny_difficulty, FINE)
 
 
 def _grid_pairs(cands, st, mg):
@@ -171,7 +174,7 @@ def _grid_pairs(cands, st, mg):
     return out
 
 
-def test_refinements_are_the_fine_grid_less_the_coarse_one(fine_mg, table_config):
+def test_refinements_are_the_fine_grid_less_the_coarse_one(fine_mg, table_config, coarse_movegen):
     st = TableState([0, 1, 2, 9, 8], [[0.5, 0.7], [0.3, 1.5], [0.8, 0.5], [0.2, 0.3], [0.9, 1.9]])
     game = GameState(frozenset({1, 2, 9, 8}), 0, ("solid", "stripe"))
     cands = fine_mg.generate(st, game)
@@ -188,7 +191,7 @@ def test_refinements_are_the_fine_grid_less_the_coarse_one(fine_mg, table_config
         assert c.shot.phi == pytest.approx(a.phi + fine_mg.throw.correction(a.alpha, a.d2, c.shot.V, c.shot.b / R, right))
     assert -0.7 in fine_mg.throw.spins
     # no fine grid, or a kind other than straight-in: nothing to refine
-    assert MoveGenerator(table_config.table, table_config.physics, fine_mg.difficulty,
+    assert MoveGenerator(table_config.table, table_config.physics, fine_mg.difficulty, coarse_movegen,
                          throw=fine_mg.throw).refinements(st, best) == []
     bank = fine_mg.banks(TableState([0, 1], [[0.1, 1.36], [0.25, 1.3]]), GameState(frozenset({1, 8}), 0, ("solid", "stripe")))
     assert bank and fine_mg.refinements(st, bank[0]) == []

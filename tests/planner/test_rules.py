@@ -6,9 +6,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner.physics.eventlog import (EV_BALL_BALL, EV_CIRCULAR_CUSHION, EV_LINEAR_CUSHION,
-                                      EV_POCKET, EV_ROLLING_STATIONARY, EV_SLIDING_ROLLING,
-                                      EV_STICK, EventLog)
+from planner.physics.eventlog import (
+    EV_BALL_BALL,
+    EV_CIRCULAR_CUSHION,
+    EV_LINEAR_CUSHION,
+    EV_POCKET,
+    EV_ROLLING_STATIONARY,
+    EV_SLIDING_ROLLING,
+    EV_STICK,
+    EventLog,
+)
 from planner.rules.eightball import Foul, Reason, referee
 from planner.rules.facts import read_shot
 from planner.rules.game import CalledShot, GameState, InHand

@@ -49,12 +49,13 @@ def test_safeties_are_judged_as_the_search_judges_shots(make, name, sampled):
     """MC plays each safety candidate `samples` times under noise; Greedy and Prob once, as
     aimed, so their choice does not depend on the random stream."""
     planners = [make(name, seed) for seed in (1, 2)]
-    n_cands = len(planners[0].safety_candidates(STATE, GAME, False)) + len(planners[0].foul_safeties(STATE, GAME))
+    n_cands = len(planners[0].safety.candidates(STATE, GAME, False)) + len(planners[0].safety.fouls(STATE, GAME))
     assert n_cands > 1
     chosen = []
     for pl in planners:
         pl.ctx.stats.clear()
-        c, v, w = pl._safety(STATE, GAME, False)
+        choice = pl.safety.best(STATE, GAME, False)
+        c, v, w = choice.candidate, choice.opponent_value, choice.win_probability
         assert (w is not None) == sampled and 0.0 <= v     # MC also carries a win probability
         chosen.append((c.shot, v))
         per = pl.ctx.cfg.samples if sampled else 1

@@ -2,16 +2,17 @@
 full event logs; the planner handles the break, ball in hand and safeties."""
 from __future__ import annotations
 
+import dataclasses
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from planner.aim import reflect_across_rail
-from planner.movegen import CandidateShot, MoveGenConfig, MoveGenerator
-from planner.planners import FOUL_SPEED
+from planner.movegen import CandidateShot, MoveGenerator
 from planner.rules.eightball import Foul, referee, rule
 from planner.rules.game import CalledShot, GameState, InHand
+from planner.safety import FOUL_SPEED
 from planner.search.common import batch_facts, play_samples
 from planner.search.montecarlo import Tally, refinements
 from planner.shot import E_LOW, ErrorModel, ShotParams
@@ -30,17 +31,17 @@ def test_search_picks_the_easy_shot(make, name):
     assert d.kind == "straight" and d.estimate > 0.65
 
 
-def test_batch_rulings_match_the_referee_on_full_event_logs(sim):
+def test_batch_rulings_match_the_referee_on_full_event_logs(simulator):
     rng = np.random.default_rng(4)
     shot = ShotParams(225.0, 0.0, 1.2)
     rows = ErrorModel(phi=4.0, theta=0.0, V=0.3, a=0.0, b=0.0).perturb(shot, rng, 12)
-    batch = sim.simulate_batch(EASY_HARD, rows)
+    batch = simulator.simulate_batch(EASY_HARD, rows)
     call = CalledShot.shot(1, "lb")
     reasons = set()
     for i, row in enumerate(rows):
-        full = sim.simulate(EASY_HARD, ShotParams.from_array(row))
-        g1, o1 = referee(SOLIDS_P0, call, full.events, pocket_ids=sim.table.pocket_ids)
-        g2, o2 = rule(SOLIDS_P0, call, batch_facts(batch, i, sim.table.pocket_ids), pocket_ids=sim.table.pocket_ids)
+        full = simulator.simulate(EASY_HARD, ShotParams.from_array(row))
+        g1, o1 = referee(SOLIDS_P0, call, full.events, pocket_ids=simulator.table.pocket_ids)
+        g2, o2 = rule(SOLIDS_P0, call, batch_facts(batch, i, simulator.table.pocket_ids), pocket_ids=simulator.table.pocket_ids)
         assert (g1, o1.reason, o1.fouls, set(o1.pocketed)) == (g2, o2.reason, o2.fouls, set(o2.pocketed))
         reasons.add(o1.reason)
     assert len(reasons) >= 2       # the sample covers more than one ruling
@@ -69,17 +70,17 @@ def test_break_ball_in_hand_and_safety(make, table_config):
 
 
 
-def test_kick_safeties_reach_a_legal_ball_hidden_behind_a_wall(make, sim):
+def test_kick_safeties_reach_a_legal_ball_hidden_behind_a_wall(make, simulator):
     pl = make("greedy")
-    pids = sim.table.pocket_ids
+    pids = simulator.table.pocket_ids
     # ball 1, the only legal ball, straight behind three stripes: no direct line from the cue ball
     st = TableState([0, 1, 9, 10, 11, 8], [[0.6, 0.5], [0.6, 1.5], [0.54, 1.0], [0.6, 1.0], [0.66, 1.0], [1.0, 2.2]])
     g = GameState(frozenset({1, 8, 9, 10, 11}), 0, ("solid", "stripe"))
-    cands = pl.safety_candidates(st, g, False)
-    assert len(cands) >= 3 and cands == pl.kick_safeties(st, g, [1])
+    cands = pl.safety.candidates(st, g, False)
+    assert len(cands) >= 3 and cands == pl.safety.kicks(st, g, [1])
 
     def clean_fraction(rows):
-        batch = sim.simulate_batch(st, rows)
+        batch = simulator.simulate_batch(st, rows)
         return np.mean([not rule(g, CalledShot.safe(), batch_facts(batch, i, pids), pocket_ids=pids)[1].fouls
                         for i in range(len(rows))])
 
@@ -91,21 +92,21 @@ def test_kick_safeties_reach_a_legal_ball_hidden_behind_a_wall(make, sim):
     cue, obj = st.position(0), st.position(1)
     naive = []
     for rail in ("left", "right"):
-        img = reflect_across_rail(obj, sim.table, rail, R, sim.params.e_c)
+        img = reflect_across_rail(obj, simulator.table, rail, R, simulator.params.e_c)
         phi = float(np.degrees(np.arctan2(*(img - cue)[::-1])))
         naive += [ShotParams(phi, 0.0, V).as_array() for V in (1.2, 2.0, 3.0)]
     assert clean_fraction(np.array(naive)) <= 0.5
 
 
-def test_fan_safeties_are_foul_free_under_small_noise(make, sim):
+def test_fan_safeties_are_foul_free_under_small_noise(make, simulator):
     pl = make("greedy")
-    pids = sim.table.pocket_ids
+    pids = simulator.table.pocket_ids
     st = TableState([0, 1, 9, 10, 11, 8], [[0.6, 0.5], [0.6, 1.5], [0.54, 1.0], [0.6, 1.0], [0.66, 1.0], [1.0, 2.2]])
     g = GameState(frozenset({1, 8, 9, 10, 11}), 0, ("solid", "stripe"))
-    fan = pl.fan_safeties(st, g)
+    fan = pl.safety.fan(st, g)
     assert 0 < len(fan) <= pl.cfg.search.safety_candidates
     rows = E_LOW.perturb(fan[0].shot, np.random.default_rng(3), 40)    # the widest run's centre
-    batch = sim.simulate_batch(st, rows)
+    batch = simulator.simulate_batch(st, rows)
     clean = [not rule(g, CalledShot.safe(), batch_facts(batch, i, pids), pocket_ids=pids)[1].fouls
              for i in range(len(rows))]
     assert np.mean(clean) >= 0.8
@@ -125,7 +126,7 @@ def test_a_deliberate_foul_rather_than_a_safety_that_drops_the_8(make, name):
         c = CandidateShot(shot, CalledShot.safe(), "safety", 0.0)
         return np.mean([g.winner == 0 for _, g, _ in play_samples(pl.ctx, HANGING_EIGHT, ON_THE_EIGHT, c, n)])
 
-    hits = pl.safety_candidates(HANGING_EIGHT, ON_THE_EIGHT, False)
+    hits = pl.safety.candidates(HANGING_EIGHT, ON_THE_EIGHT, False)
     assert hits and min(lost_fraction(c.shot) for c in hits) >= 0.5    # every safety that hits the 8 mostly drops it
     d = pl.choose(HANGING_EIGHT, ON_THE_EIGHT)
     assert d.kind == "safety" and d.shot.V == FOUL_SPEED
@@ -135,12 +136,12 @@ def test_a_deliberate_foul_rather_than_a_safety_that_drops_the_8(make, name):
     assert lost_fraction(d.shot) <= 0.05                                # under E_high the 8 stays
 
 
-def test_refinement_searches_the_fine_variants_of_the_best_valued_calls(table_config, tiny_table):
+def test_refinement_searches_the_fine_variants_of_the_best_valued_calls(table_config, tiny_difficulty, coarse_movegen):
     """montecarlo.refinements: the fine-grid variants of the refine_calls calls whose best
     searched candidate has the highest value, best first (not the calls of highest estimate)."""
-    cfg = MoveGenConfig(speed_increments=(0.25,), spins=((0.0, 0.0),), fine_speed_increments=(0.25, 0.8),
-                        fine_spins=((0.0, 0.0),))
-    mg = MoveGenerator(table_config.table, table_config.physics, tiny_table, cfg)
+    cfg = dataclasses.replace(coarse_movegen, speed_increments=(0.25,), spins=((0.0, 0.0),),
+                              fine_speed_increments=(0.25, 0.8), fine_spins=((0.0, 0.0),))
+    mg = MoveGenerator(table_config.table, table_config.physics, tiny_difficulty, cfg)
     st = TableState([0, 1, 2, 9, 8], [[0.5, 0.7], [0.3, 1.5], [0.8, 0.5], [0.2, 0.3], [0.9, 1.9]])
     cands = mg.generate(st, GameState(frozenset({1, 2, 9, 8}), 0, ("solid", "stripe")))
     assert len({c.call for c in cands}) >= 3

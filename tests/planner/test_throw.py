@@ -13,26 +13,26 @@ from planner.state import TableState
 
 @pytest.mark.parametrize("b", [0.0, 0.4, -0.4])
 @pytest.mark.parametrize("d2", [0.1, 0.5, 1.2])
-def test_contact_speed_matches_the_engine(sim, b, d2):
+def test_contact_speed_matches_the_engine(simulator, b, d2):
     """The cue ball's speed when it reaches a ball d2 away, from the slide-then-roll model,
     equals the engine's cue-ball speed just before the collision."""
-    R = sim.params.R
+    R = simulator.params.R
     V = 2.0
     cue = np.array([0.5, 0.3])
     st = TableState([0, 1], [cue, cue + [0.0, d2 + 2 * R]])
-    res = sim.simulate(st, ShotParams(90.0, 0.0, V, 0.0, b * R))
+    res = simulator.simulate(st, ShotParams(90.0, 0.0, V, 0.0, b * R))
     k = list(res.events.kind).index(EV_BALL_BALL)
     # speed just before the hit: momentum conservation along the line of centres (e = 0.95)
     v_obj = res.event_rvw[k, 1, 1, 1] if res.events.b[k] == 1 else res.event_rvw[k, 0, 1, 1]
-    v_before = v_obj / (0.5 * (1 + sim.params.e_b))
-    model = contact_speed(sim.params, launch_ratio(sim.params, b) * V, d2, b)
+    v_before = v_obj / (0.5 * (1 + simulator.params.e_b))
+    model = contact_speed(simulator.params, launch_ratio(simulator.params, b) * V, d2, b)
     assert model == pytest.approx(v_before, rel=2e-3)
 
 
-def test_throw_correction_pots_more_noise_free_shots(table_config, tiny_table, sim):
+def test_throw_correction_pots_more_noise_free_shots(table_config, tiny_difficulty, coarse_movegen, simulator):
     """Over random two-ball layouts, the move generator's aim (ghost ball + throw correction)
     pots the called ball in more noise-free shots than plain ghost-ball aim."""
-    mg = MoveGenerator(table_config.table, table_config.physics, tiny_table)
+    mg = MoveGenerator(table_config.table, table_config.physics, tiny_difficulty, coarse_movegen)
     t, R = mg.table, mg.params.R
     rng = np.random.default_rng(7)
     game = GameState(frozenset({1}), 0)
@@ -49,7 +49,7 @@ def test_throw_correction_pots_more_noise_free_shots(table_config, tiny_table, s
             k = t.pocket_index(c.call.pocket)
             ghost = aim_straight(cue, obj, mg.targets[k], mg.axes[k], R).phi
             for label, phi in (("corrected", c.shot.phi), ("ghost", ghost)):
-                r = sim.simulate(st, ShotParams(phi, c.shot.theta, c.shot.V, c.shot.a, c.shot.b))
+                r = simulator.simulate(st, ShotParams(phi, c.shot.theta, c.shot.V, c.shot.a, c.shot.b))
                 made[label] += (1, k) in r.pocketed()
             n += 1
     assert made["corrected"] >= made["ghost"] + 0.02 * n

@@ -3,15 +3,18 @@
 its identities and monotonicity, the values of refereed outcomes, and the choice itself."""
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from config.planner import load_planner_settings
+from planner.decision import prefer_safety
 from planner.movegen import CandidateShot
-from planner.planner_config import SearchConfig
-from planner.planners import prefer_safety
 from planner.rules.game import CalledShot, GameState, balls_to_win
+from planner.safety import SafetyChoice
 from planner.search.common import Scored, play_samples
 from planner.search.winprob import fresh_inning_win, outcome_win_probability, win_probability
 from planner.shot import ShotParams
@@ -100,10 +103,10 @@ def _scored(p, value):
 
 
 def test_prefer_safety_paper_rule_and_win_probabilities():
-    cfg = SearchConfig(t0=0.65, t1=0.6)
-    safety = (None, 0.5, 0.7)                           # (candidate, opponent value, W)
+    cfg = dataclasses.replace(load_planner_settings().search, t0=0.65, t1=0.6)
+    safety = SafetyChoice(None, 0.5, 0.7)               # (candidate, opponent value, W)
     assert prefer_safety(None, safety, None, cfg)        # no shot at all
     assert prefer_safety(_scored(0.3, 0.2), safety, None, cfg)              # paper: leaves < t1
-    assert not prefer_safety(_scored(0.3, 0.2), (None, 0.9, None), None, cfg)
+    assert not prefer_safety(_scored(0.3, 0.2), SafetyChoice(None, 0.9, None), None, cfg)
     assert prefer_safety(_scored(0.5, 0.9), safety, 0.6, cfg)               # MC: W 0.7 > 0.6
     assert not prefer_safety(_scored(0.5, 0.1), safety, 0.75, cfg)          # MC: W 0.7 < 0.75

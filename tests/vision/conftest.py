@@ -12,21 +12,21 @@ SWEEP_LAYOUTS = 24      # random layouts (the first a full rack, every third wit
 
 
 @pytest.fixture(scope="session")
-def sim():
+def synthetic_camera():
     """(SyntheticCamera, Landmarks) from the default configs."""
     return synthetic_camera_from_config()
 
 
 @pytest.fixture(scope="session")
-def vision(sim):
-    sc, lm = sim
+def vision(synthetic_camera):
+    sc, lm = synthetic_camera
     return TableVision(sc.cam, sc.table, sc.R, lm)
 
 
 @pytest.fixture(scope="session")
-def sweep(sim, vision):
+def sweep(synthetic_camera, vision):
     """Rendered frames of random layouts with what the pipeline reports for each, and the score."""
-    sc, _ = sim
+    sc, _ = synthetic_camera
     frames = render_layouts(sc, SWEEP_LAYOUTS, seed=2024, rack_every=12, chalk_every=3)
     results = [vision.detect(f.image) for f in frames]
     score = Score()

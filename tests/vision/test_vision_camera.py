@@ -4,10 +4,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from planner.config import ConfigError
-from vision.camera import (CameraModel, load_camera, look_at_pose, normalised_to_pixels, pixel_rays,
-                           pixels_to_normalised, pixels_to_table, save_camera, silhouette_circles,
-                           solve_pose, sphere_silhouettes, table_to_pixels)
+from config.camera import load_camera, save_camera
+from config.reader import ConfigError
+from vision.camera import (
+    CameraModel,
+    look_at_pose,
+    normalised_to_pixels,
+    pixel_rays,
+    pixels_to_normalised,
+    pixels_to_table,
+    silhouette_circles,
+    solve_pose,
+    sphere_silhouettes,
+    table_to_pixels,
+)
 
 R = 0.028575
 

@@ -20,10 +20,10 @@ def test_sweep_finds_every_ball_to_half_a_millimetre(sweep):
     assert score.max_mm < 3.0
 
 
-def test_hard_places(sim, vision):
+def test_hard_places(synthetic_camera, vision):
     """Balls frozen on cushions, in every corner of the image, in pocket jaws and in a touching
     cluster are found within a millimetre; the three chalk marks are not balls."""
-    sc, _ = sim
+    sc, _ = synthetic_camera
     t, R = sc.table, sc.R
     e = 1e-6
     balls = {
@@ -45,10 +45,10 @@ def test_hard_places(sim, vision):
     assert np.max(d[r, c]) < 0.001
 
 
-def test_pixel_only_mode_finds_outline_centres(sim, sweep):
+def test_pixel_only_mode_finds_outline_centres(synthetic_camera, sweep):
     """Without a camera model the centres are the outlines' centres (not the balls'): within half a
     pixel of the centroid of the exact outline, nearly every ball outside the rack found."""
-    sc, _ = sim
+    sc, _ = synthetic_camera
     frames, _, _ = sweep
     found = total = 0
     errs = []
@@ -67,8 +67,8 @@ def test_pixel_only_mode_finds_outline_centres(sim, sweep):
     assert np.sqrt(np.mean(np.square(errs))) < 0.5
 
 
-def test_centre_pixel_is_the_projected_sphere_centre(sim, sweep):
-    sc, _ = sim
+def test_centre_pixel_is_the_projected_sphere_centre(synthetic_camera, sweep):
+    sc, _ = synthetic_camera
     frames, results, _ = sweep
     det, _ = results[3]
     P = np.concatenate([det.xy, np.full((len(det), 1), sc.R)], axis=1)

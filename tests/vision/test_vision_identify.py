@@ -23,8 +23,8 @@ def test_uncertain_numbers_are_labelled_with_their_class(sweep):
                 assert o.label == str(o.ball_id)
 
 
-def test_colour_names_for_any_balls(sim):
-    sc, _ = sim
+def test_colour_names_for_any_balls(synthetic_camera):
+    sc, _ = synthetic_camera
     state = TableState.from_dict({0: (0.3, 0.5), 8: (0.6, 0.5), 3: (0.9, 0.5), 2: (0.3, 1.2), 1: (0.6, 1.2),
                                   6: (0.9, 1.2)})
     frame = sc.render(state, np.random.default_rng(7))

@@ -8,8 +8,8 @@ from planner.state import TableState
 from vision.motion import at_rest, track_ball
 
 
-def test_at_rest_on_rendered_frames(sim, vision):
-    sc, _ = sim
+def test_at_rest_on_rendered_frames(synthetic_camera, vision):
+    sc, _ = synthetic_camera
     balls = {0: (0.3, 0.5), 8: (0.7, 1.4), 12: (0.2, 2.0)}
     state = TableState.from_dict(balls)
     rng = np.random.default_rng(9)
@@ -28,10 +28,10 @@ def test_at_rest_needs_the_same_balls():
         at_rest([a])
 
 
-def test_cue_ball_tracked_through_a_shot(sim, vision):
+def test_cue_ball_tracked_through_a_shot(synthetic_camera, vision):
     """The cue ball rolls at 1.2 m/s; 60 frames/s with a 4 ms exposure (5 mm of blur). Each fix is
     within 1.5 mm of the ball's position at mid-exposure."""
-    sc, _ = sim
+    sc, _ = synthetic_camera
     rng = np.random.default_rng(10)
     start, vel, dt = np.array([0.5, 0.4]), np.array([0.15, 1.19]), 1 / 60
     others = {3: (0.9, 1.5), 11: (0.2, 1.9)}

@@ -7,8 +7,15 @@ import cv2
 import numpy as np
 import pytest
 
-from calibration.camera import (CharucoSpec, board_lines, calibrate_images, calibrate_views, detect_charuco,
-                                line_straightness, undistorted_pixels)
+from calibration.camera import (
+    CharucoSpec,
+    board_lines,
+    calibrate_images,
+    calibrate_views,
+    detect_charuco,
+    line_straightness,
+    undistorted_pixels,
+)
 
 DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
 WIDE = sorted((DATA / "charuco_wide_angle").glob("*.jpg"))
@@ -78,18 +85,18 @@ def test_detection_through_the_real_wide_angle_lens(wide):
     strong barrel distortion, balls 7-12 px in radius. Rendered through that lens, the pipeline
     still finds nearly every ball and no false ones, centres to a millimetre RMS (a ball in the jaws
     of a corner pocket at the image's most distorted corner is the worst, several mm)."""
-    from planner.table_config import load_table_config
+    from config.camera import load_camera_settings
+    from config.table import load_table_settings
     from vision.bench import Score, render_layouts
     from vision.camera import look_at_pose
     from vision.pipeline import TableVision
-    from vision.registration import load_landmarks
     from vision.render import SyntheticCamera
 
-    tc = load_table_config()
+    tc = load_table_settings()
     t, R = tc.table, tc.physics.R
     cam = wide.camera.scaled(2 / 3).with_pose(*look_at_pose([t.width / 2, t.length / 2, 1.2],
                                                             [t.width / 2, t.length / 2, 0.0]))
-    lm = load_landmarks(t)
+    lm = load_camera_settings(t).landmarks
     sc = SyntheticCamera(cam, t, R, lm)
     vision = TableVision(cam, t, R, lm)
     score = Score()

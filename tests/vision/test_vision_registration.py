@@ -15,8 +15,8 @@ def _angle_deg(r1, r2) -> float:
     return float(np.degrees(np.arccos(np.clip((np.trace(R) - 1) / 2, -1, 1))))
 
 
-def test_markers_register_the_camera(sim):
-    sc, lm = sim
+def test_markers_register_the_camera(synthetic_camera):
+    sc, lm = synthetic_camera
     frame = sc.render(TableState(np.zeros(0), np.zeros((0, 2))), np.random.default_rng(3))
     assert sorted(detect_markers(frame.image, lm.dictionary)) == sorted(lm.markers)
     bare = CameraModel(sc.cam.size, sc.cam.K, sc.cam.dist)
@@ -30,8 +30,8 @@ def test_markers_register_the_camera(sim):
     assert np.max(np.abs(table_to_pixels(posed, corners) - table_to_pixels(sc.cam, corners))) < 0.5
 
 
-def test_clicked_diamonds_register_the_camera(sim):
-    sc, lm = sim
+def test_clicked_diamonds_register_the_camera(synthetic_camera):
+    sc, lm = synthetic_camera
     world = diamond_points(sc.table, lm.rail)
     clicks = table_to_pixels(sc.cam, world) + np.random.default_rng(4).normal(0, 0.3, (len(world), 2))
     reg = register_from_points(CameraModel(sc.cam.size, sc.cam.K, sc.cam.dist), world, clicks)
@@ -40,9 +40,9 @@ def test_clicked_diamonds_register_the_camera(sim):
     assert 0.1 < reg.rms_px < 0.6
 
 
-def test_too_few_markers_is_a_clear_error(sim):
+def test_too_few_markers_is_a_clear_error(synthetic_camera):
     import pytest
-    sc, lm = sim
+    sc, lm = synthetic_camera
     blank = np.full((sc.cam.size[1], sc.cam.size[0], 3), 90, np.uint8)
     with pytest.raises(ValueError, match="rail markers"):
         register_from_markers(blank, sc.cam, lm)

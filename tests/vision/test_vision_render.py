@@ -12,8 +12,8 @@ from vision.edges import ballness
 from vision.render import SyntheticCamera
 
 
-def test_same_seed_same_frame(sim):
-    sc, _ = sim
+def test_same_seed_same_frame(synthetic_camera):
+    sc, _ = synthetic_camera
     state = TableState.from_dict({0: (0.4, 0.6), 9: (0.7, 1.9)})
     a = sc.render(state, np.random.default_rng(11)).image
     b = sc.render(state, np.random.default_rng(11)).image
@@ -21,11 +21,11 @@ def test_same_seed_same_frame(sim):
     assert np.array_equal(a, b) and not np.array_equal(a, c)
 
 
-def test_ball_pixels_follow_the_exact_outline(sim):
+def test_ball_pixels_follow_the_exact_outline(synthetic_camera):
     """Noise- and blur-free: every pixel a pixel or more inside a red ball's exact outline shows
     ball colour, every pixel a pixel or more outside shows cloth colour (lit or in shadow) where the
     empty table shows cloth."""
-    sc0, lm = sim
+    sc0, lm = synthetic_camera
     sc = SyntheticCamera(sc0.cam, sc0.table, sc0.R, lm, noise_sigma=0.0, blur_sigma=0.0)
     sc.__dict__["empty_linear"] = sc0.empty_linear                  # the same empty table, rendered once
     for pos in [(0.05, 0.05), (0.56, 1.1), (1.05, 2.17)]:           # a distorted corner, the middle, a corner
@@ -54,8 +54,8 @@ def test_ball_pixels_follow_the_exact_outline(sim):
         assert np.all(z[outside] < 1.0)
 
 
-def test_truth_pixels_are_projected_centres(sim):
-    sc, _ = sim
+def test_truth_pixels_are_projected_centres(synthetic_camera):
+    sc, _ = synthetic_camera
     state = TableState.from_dict({0: (0.2, 0.3), 5: (1.0, 2.0)})
     frame = sc.render(state, np.random.default_rng(1))
     P = np.concatenate([state.pos, np.full((2, 1), sc.R)], axis=1)

@@ -13,6 +13,7 @@ import math
 
 from planner.jit import njit
 from planner.physics.params import P_BBA, P_BBB, P_BBC, P_EB, P_R
+from planner.physics.roots import nearest_contact_time
 
 MAX_REWIND = 5.0  # largest move back along the velocities before a contact, in spacers
 
@@ -100,30 +101,24 @@ def collide(rvw1, rvw2, p):
 
 @njit(cache=True)
 def make_kiss(rvw1, rvw2, R, spacer):
-    """Move two colliding balls back along their velocities to centre distance 2R + spacer.
+    """Move two colliding balls back along their velocities to centre distance 2R + spacer, in
+    place.
 
-    Solves |dr + dv tau| = 2R + spacer for the tau nearest 0 (straight-line motion over ~1 um).
-    If that moves the pair's midpoint by more than 5 spacers (balls moving almost together),
-    the balls are instead pushed apart along their line of centres.
+    rvw1, rvw2: (3, 3) ball states; R: ball radius [m]; spacer: gap left between them [m]. The
+    move is by the tau nearest 0 of |dr + dv tau| = 2R + spacer (``roots.nearest_contact_time``;
+    straight-line motion over ~1 um). If there is none, or it moves the pair's midpoint by more
+    than MAX_REWIND spacers (balls moving almost together), the balls are instead pushed apart
+    along their line of centres.
     """
     dvx, dvy = rvw2[1, 0] - rvw1[1, 0], rvw2[1, 1] - rvw1[1, 1]
     drx, dry = rvw2[0, 0] - rvw1[0, 0], rvw2[0, 1] - rvw1[0, 1]
     target = 2.0 * R + spacer
-    A = dvx * dvx + dvy * dvy
-    B = 2.0 * (dvx * drx + dvy * dry)
-    C = drx * drx + dry * dry - target * target
-    tau = 0.0
+    tau = nearest_contact_time(drx, dry, dvx, dvy, target)
     ok = False
-    if A > 0.0:
-        disc = B * B - 4.0 * A * C
-        if disc >= 0.0:
-            sq = math.sqrt(disc)
-            t1 = (-B - sq) / (2.0 * A)
-            t2 = (-B + sq) / (2.0 * A)
-            tau = t1 if abs(t1) < abs(t2) else t2
-            mx = 0.5 * tau * (rvw1[1, 0] + rvw2[1, 0])
-            my = 0.5 * tau * (rvw1[1, 1] + rvw2[1, 1])
-            ok = math.sqrt(mx * mx + my * my) <= MAX_REWIND * spacer
+    if math.isfinite(tau):
+        mx = 0.5 * tau * (rvw1[1, 0] + rvw2[1, 0])
+        my = 0.5 * tau * (rvw1[1, 1] + rvw2[1, 1])
+        ok = math.sqrt(mx * mx + my * my) <= MAX_REWIND * spacer
     if ok:
         for k in range(2):
             rvw1[0, k] += tau * rvw1[1, k]

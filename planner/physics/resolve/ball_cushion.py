@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from planner.jit import njit
 from planner.physics.params import P_EC, P_FC, P_M, P_R
 from planner.physics.resolve.ball_ball import MAX_REWIND
+from planner.physics.roots import nearest_contact_time
 
 
 @njit(cache=True)
@@ -98,23 +97,14 @@ def kiss_line(rvw, p1x, p1y, nx, ny, R, spacer):
 
 @njit(cache=True)
 def kiss_circle(rvw, cx, cy, dist, spacer):
-    """Move a ball back along its velocity to centre distance dist + spacer from (cx, cy);
-    radially instead when that would move it more than MAX_REWIND spacers (a grazing ball)."""
+    """Move a ball back along its velocity to centre distance dist + spacer from (cx, cy) [m],
+    in place (by the tau of ``roots.nearest_contact_time``); radially instead when there is no
+    such tau or it would move the ball more than MAX_REWIND spacers (a grazing ball)."""
     dx, dy = rvw[0, 0] - cx, rvw[0, 1] - cy
     vx, vy = rvw[1, 0], rvw[1, 1]
     target = dist + spacer
-    A = vx * vx + vy * vy
-    B = 2.0 * (vx * dx + vy * dy)
-    C = dx * dx + dy * dy - target * target
-    disc = B * B - 4.0 * A * C
-    if A > 0.0 and disc >= 0.0:
-        sq = math.sqrt(disc)
-        t1 = (-B - sq) / (2.0 * A)
-        t2 = (-B + sq) / (2.0 * A)
-        tau = t1 if abs(t1) < abs(t2) else t2
-    else:
-        tau = np.inf
-    if abs(tau) * math.sqrt(A) <= MAX_REWIND * spacer:
+    tau = nearest_contact_time(dx, dy, vx, vy, target)
+    if abs(tau) * math.sqrt(vx * vx + vy * vy) <= MAX_REWIND * spacer:
         rvw[0, 0] += tau * vx
         rvw[0, 1] += tau * vy
     else:

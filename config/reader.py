@@ -1,10 +1,12 @@
-"""Reading YAML configuration files into typed values, with errors a person can act on.
+"""The one YAML reader: ``Section`` turns a file's mapping into checked values, with errors a
+person can act on, and ``config_dir`` finds the directory the files are read from.
 
 Every error names the file, the dotted key and the expected form, e.g.
 ``config/table.yaml: pockets.corner.radius must be a positive number of metres, got -0.06``.
 """
 from __future__ import annotations
 
+import importlib.resources
 import math
 import os
 from pathlib import Path
@@ -20,11 +22,13 @@ class ConfigError(ValueError):
 
 
 def config_dir() -> Path:
-    """The directory holding the default YAML files (``$CUEROBOT_CONFIG_DIR`` or the repo's ``config/``)."""
+    """The directory the default YAML files are read from: ``$CUEROBOT_CONFIG_DIR`` when set,
+    else the ``config`` package's own directory (the checkout's ``config/`` for an editable
+    install, the installed package data otherwise)."""
     env = os.environ.get(CONFIG_DIR_ENV)
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[1] / "config"
+    return Path(str(importlib.resources.files("config")))
 
 
 def default_path(name: str) -> Path:

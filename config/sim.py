@@ -1,5 +1,5 @@
-"""Typed configuration of the simulated robot (config/sim.yaml) and of the limits every robot
-declares (config/robot.yaml).
+"""``sim.yaml``: the simulated robot (firmware id, true execution error, timing, fault
+injection) and the soak profile that `cuerobot bench serial` and the soak test run.
 
 Units as docs/frame.md: phi, theta degrees; V m/s; a, b and the workspace metres; times seconds.
 """
@@ -10,12 +10,11 @@ from pathlib import Path
 
 import numpy as np
 
-from planner.config import Section, default_path, load_yaml
+from config.reader import Section, default_path, load_yaml
+from config.robot import UNITS, DriverSettings, load_robot_settings, parse_driver_settings
+from controller.protocol import RobotLimits
 from planner.shot import SHOT_FIELDS, ErrorModel, ShotParams
-from controller.protocol import SHOT_WIRE, Range, RobotLimits
 
-UNITS = {"phi": "degrees", "theta": "degrees", "V": "m/s", "a": "metres", "b": "metres",
-         "x": "metres", "y": "metres"}
 WHEN = ("any", "before_strike", "after_strike")
 WORLDS = ("recording", "physics")
 
@@ -74,7 +73,10 @@ class Faults:
 
 
 @dataclass(frozen=True)
-class SimConfig:
+class SimSettings:
+    """sim.yaml (with a profile applied), read from ``path``. firmware: the id reported in HELLO;
+    seed: seeds the execution noise and the fault injection; world: what strikes act on (one of
+    WORLDS); error: the true execution error, which no host is told."""
     firmware: str
     seed: int
     world: str
@@ -114,7 +116,7 @@ def parse_faults(sec: Section, base: Faults = Faults()) -> Faults:
     return Faults(**vals)
 
 
-def load_sim_config(path: str | Path | None = None, profile: str | None = None) -> SimConfig:
+def load_sim_settings(path: str | Path | None = None, profile: str | None = None) -> SimSettings:
     """Read config/sim.yaml (or ``path``). ``profile`` names a section (e.g. "soak") whose
     ``timing`` and ``faults`` override the top-level ones key by key. Raises ConfigError."""
     root = load_yaml(path or default_path("sim.yaml"))
@@ -132,25 +134,33 @@ def load_sim_config(path: str | Path | None = None, profile: str | None = None) 
             timing = parse_timing(prof.section("timing"), timing)
         if prof.has("faults"):
             faults = parse_faults(prof.section("faults"), faults)
-    return SimConfig(
+    return SimSettings(
         firmware=firmware,
         seed=root.integer("seed", "an integer >= 0", lo=0),
-        world=root.string("world", "one of " + ", ".join(WORLDS), choices=WORLDS, default="recording"),
+        world=root.string("world", "one of " + ", ".join(WORLDS), choices=WORLDS),
         error=TrueError(ErrorModel(*(getattr(sigmas, k) for k in SHOT_FIELDS)),
                         _params(root.section("biases"), "a bias")),
         timing=timing, faults=faults, path=root.path)
 
 
-def load_robot_limits(path: str | Path | None = None) -> RobotLimits:
-    """The limits and workspace a robot declares, from config/robot.yaml (or ``path``)."""
-    root = load_yaml(path or default_path("robot.yaml"))
-    lim, ws = root.section("limits"), root.section("workspace")
-    ranges = {}
-    for name, *_ in SHOT_WIRE:
-        sec = ws if name in ("x", "y") else lim
-        form = f"[low, high] in {UNITS[name]}, low <= high"
-        lo, hi = sec.vector(name, 2, form)
-        if lo > hi:
-            raise sec.fail(name, form, [lo, hi])
-        ranges[name] = Range(lo, hi)
-    return RobotLimits(**ranges)
+@dataclass(frozen=True)
+class SoakSettings:
+    """The ``soak`` profile of sim.yaml over robot.yaml: the simulated robot with the profile's
+    timing and faults, the limits it declares, the driver settings with the profile's
+    ``driver`` keys (its port is replaced by the simulated robot's link), and the share of soak
+    shots deliberately outside the limits."""
+    sim: SimSettings
+    limits: RobotLimits
+    driver: DriverSettings
+    invalid_rate: float
+
+
+def load_soak_settings(sim_path: str | Path | None = None,
+                       robot_path: str | Path | None = None) -> SoakSettings:
+    """The ``soak`` profile of sim.yaml over robot.yaml. Raises ConfigError."""
+    sim = load_sim_settings(sim_path, profile="soak")
+    soak = load_yaml(sim.path).section("soak")
+    robot = load_robot_settings(robot_path)
+    driver = parse_driver_settings(soak.section("driver"), robot.driver) if soak.has("driver") else robot.driver
+    rate = soak.number("invalid_rate", "a probability between 0 and 1", lo=0.0, hi=1.0, default=0.0)
+    return SoakSettings(sim, robot.limits, driver, rate)

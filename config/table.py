@@ -1,10 +1,11 @@
-"""Load ``config/table.yaml`` once into typed values: the built Table and the PhysicsParams."""
+"""``table.yaml``: the table, balls, cloth, cushions and cue, read into the built Table and the
+PhysicsParams."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner.config import Section, default_path, load_yaml
+from config.reader import Section, default_path, load_yaml
 from planner.physics.params import PhysicsParams
 from planner.table import Table, TableSpecs, build_pocket_table
 
@@ -12,7 +13,7 @@ M = "a positive number of metres"
 
 
 @dataclass(frozen=True)
-class TableConfig:
+class TableSettings:
     table: Table
     physics: PhysicsParams
     path: str
@@ -27,8 +28,8 @@ def _pocket(sec: Section, key: str) -> dict:
                 jaw_radius=p.number("jaw_radius", M, positive=True))
 
 
-def parse_table_config(root: Section) -> TableConfig:
-    """Build a TableConfig from a loaded YAML section; raises ConfigError naming file and key."""
+def parse_table_settings(root: Section) -> TableSettings:
+    """Build a TableSettings from a loaded YAML section; raises ConfigError naming file and key."""
     t = root.section("table")
     corner, side = _pocket(t, "corner_pocket"), _pocket(t, "side_pocket")
     specs = TableSpecs(
@@ -37,7 +38,7 @@ def parse_table_config(root: Section) -> TableConfig:
         length=t.number("length", M, positive=True),
         cushion_width=t.number("cushion_width", M, positive=True),
         cushion_height=t.number("cushion_height", M, positive=True),
-        pocket_drop=t.number("pocket_drop", M, positive=True, default=0.08),
+        pocket_drop=t.number("pocket_drop", M, positive=True),
         corner_pocket_width=corner["width"], corner_pocket_angle=corner["angle"],
         corner_pocket_depth=corner["depth"], corner_pocket_radius=corner["radius"],
         corner_jaw_radius=corner["jaw_radius"],
@@ -60,16 +61,16 @@ def parse_table_config(root: Section) -> TableConfig:
         u_s=cl.number("sliding_friction", "a positive number", positive=True),
         u_r=cl.number("rolling_friction", "a positive number", positive=True),
         u_sp_prop=cl.number("spinning_friction_prop", "a positive number", positive=True),
-        g=cl.number("gravity", "a positive number of m/s^2", positive=True, default=9.81),
+        g=cl.number("gravity", "a positive number of m/s^2", positive=True),
         e_c=cu.number("restitution", unit, lo=0.0, hi=1.0),
         f_c=cu.number("friction", "a number >= 0", nonneg=True),
         cue_M=cue.number("mass", "a positive number of kilograms", positive=True),
         cue_end_mass=cue.number("end_mass", "a positive number of kilograms", positive=True),
         cue_tip_radius=cue.number("tip_radius", M, positive=True),
     )
-    return TableConfig(table=build_pocket_table(specs), physics=phys, path=root.path)
+    return TableSettings(table=build_pocket_table(specs), physics=phys, path=root.path)
 
 
-def load_table_config(path: str | Path | None = None) -> TableConfig:
+def load_table_settings(path: str | Path | None = None) -> TableSettings:
     """Read and validate a table YAML file (default ``config/table.yaml``)."""
-    return parse_table_config(load_yaml(path or default_path("table.yaml")))
+    return parse_table_settings(load_yaml(path or default_path("table.yaml")))

@@ -1,41 +1,18 @@
-"""Typed planner settings read from ``config/planner.yaml`` (see that file for units)."""
+"""``planner.yaml``: move generation, search and the difficulty grid (see that file for units)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from planner.config import ConfigError, Section, default_path, load_yaml
+from config.reader import Section, default_path, load_yaml
 from planner.difficulty import GridSpec
 from planner.movegen import MoveGenConfig
+from planner.search.common import SearchConfig
 
 
 @dataclass(frozen=True)
-class SearchConfig:
-    t0: float = 0.65
-    t1: float = 0.6
-    samples: int = 15
-    samples_deep: int = 5
-    ply: int = 2
-    breadth: int = 4
-    breadth_deep: int = 2
-    time_budget: float = 5.0
-    cutoff_slack: float = 0.25
-    verify_top: int = 4
-    verify_samples: int = 60
-    refine_calls: int = 0
-    safety_candidates: int = 24
-    in_hand_grid: int = 6
-    weights: tuple[float, float, float] = (1.0, 0.33, 0.15)
-    win_value: float = 2.0
-    miss_weight: float = 1.0
-    loss_value: float = 2.0
-    run_success: float = 0.72
-    inning_first: float = 0.49
-    v_break: float = 7.5
-
-
-@dataclass(frozen=True)
-class PlannerConfig:
+class PlannerSettings:
+    """planner.yaml, read from ``path``."""
     movegen: MoveGenConfig
     search: SearchConfig
     grid: GridSpec
@@ -63,7 +40,7 @@ def _floats(sec: Section, key: str, form: str) -> tuple[float, ...]:
     return tuple(float(x) for x in raw)
 
 
-def parse_planner_config(root: Section) -> PlannerConfig:
+def parse_planner_settings(root: Section) -> PlannerSettings:
     rob, mg, ev, se, df = (root.section(k) for k in ("robot", "movegen", "evaluation", "search", "difficulty"))
     v_max = rob.number("v_max", "a cue speed in m/s (0 < V <= 12)", positive=True, hi=12.0)
     movegen = MoveGenConfig(
@@ -107,12 +84,10 @@ def parse_planner_config(root: Section) -> PlannerConfig:
     if abs(grid.speed_increment - movegen.speed_increments[0]) > 1e-12:
         raise df.fail("speed_increment", f"equal to movegen.speed_increments[0] ({movegen.speed_increments[0]})",
                       grid.speed_increment)
-    return PlannerConfig(movegen, search, grid, root.path)
+    return PlannerSettings(movegen, search, grid, root.path)
 
 
-def load_planner_config(path: str | Path | None = None) -> PlannerConfig:
+def load_planner_settings(path: str | Path | None = None) -> PlannerSettings:
     """Read and validate ``config/planner.yaml`` (or ``path``); raises ConfigError naming file and key."""
-    return parse_planner_config(load_yaml(path or default_path("planner.yaml")))
+    return parse_planner_settings(load_yaml(path or default_path("planner.yaml")))
 
-
-__all__ = ["ConfigError", "PlannerConfig", "SearchConfig", "load_planner_config"]
