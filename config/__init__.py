@@ -8,6 +8,7 @@ expected form in every error (``config.reader.Section``):
     config.robot    robot.yaml    -> RobotSettings (declared limits, driver, error model)
     config.sim      sim.yaml      -> SimSettings (the simulated robot)
     config.camera   camera.yaml   -> CameraSettings (lens, pose, registration landmarks)
+    config.service  service.yaml  -> ServiceSettings (backend, players, camera timing, dashboard)
     config.settings load_settings(): all of them, checked against each other
 
 A package imports only the modules of the files it reads (the planner: table and planner;

@@ -1,6 +1,6 @@
-"""``camera.yaml``: the lens (intrinsics, distortion), the camera's pose in the table frame and
-the landmarks that register it; read into a CameraModel and Landmarks, and written back after a
-calibration.
+"""``camera.yaml``: the lens (intrinsics, distortion), the camera's pose in the table frame, the
+landmarks that register it and the hardware camera's capture source; read into a CameraModel,
+Landmarks and a source, and written back (lens and pose) after a calibration.
 
 Units: pixels for the lens, metres and radians for the pose (docs/frame.md).
 """
@@ -23,11 +23,32 @@ M = "a positive number of metres"
 
 @dataclass(frozen=True)
 class CameraSettings:
-    """camera.yaml, read from ``path``: the camera model (with its pose when the file has one)
-    and the registration landmarks."""
+    """camera.yaml, read from ``path``: the camera model (with its pose when the file has one),
+    the registration landmarks, and ``source``: where the hardware camera's frames come from
+    (``controller.camera.VideoCamera``): an OpenCV VideoCapture device index (int), a video file
+    or a URL (str), or None when none is configured."""
     camera: CameraModel
     landmarks: Landmarks
     path: str
+    source: int | str | None = None
+
+
+SOURCE_FORM = "an OpenCV VideoCapture device index (a whole number >= 0), a video file or a URL, or null"
+
+
+def parse_source(root: Section) -> int | str | None:
+    """The optional top-level ``source``: a device index, a file or URL, or None (missing or null).
+    Raises ConfigError naming the file and key."""
+    if not root.has("source"):
+        return None
+    raw = root.data["source"]
+    if raw is None:
+        return None
+    if isinstance(raw, int) and not isinstance(raw, bool) and raw >= 0:
+        return raw
+    if isinstance(raw, str) and raw.strip():
+        return raw.strip()
+    raise root.fail("source", SOURCE_FORM, raw)
 
 
 def parse_camera(root: Section) -> CameraModel:
@@ -126,4 +147,4 @@ def load_camera_settings(table: Table, path: str | Path | None = None) -> Camera
     """Read camera.yaml (default ``config/camera.yaml``); the landmarks' default markers sit on
     ``table``'s rails. Raises ConfigError naming the file and key."""
     root = load_yaml(path or default_path("camera.yaml"))
-    return CameraSettings(parse_camera(root), parse_landmarks(root, table), root.path)
+    return CameraSettings(parse_camera(root), parse_landmarks(root, table), root.path, parse_source(root))

@@ -4,10 +4,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from config.reader import Section, default_path, load_yaml
+from config.reader import ConfigError, Section, default_path, load_yaml
 from planner.difficulty import GridSpec
 from planner.movegen import MoveGenConfig
+from planner.safety import FOUL_SPEED
 from planner.search.common import SearchConfig
+from planner.shot import ShotLimits
 
 
 @dataclass(frozen=True)
@@ -91,3 +93,44 @@ def load_planner_settings(path: str | Path | None = None) -> PlannerSettings:
     """Read and validate ``config/planner.yaml`` (or ``path``); raises ConfigError naming file and key."""
     return parse_planner_settings(load_yaml(path or default_path("planner.yaml")))
 
+
+def limit_problems(planner: PlannerSettings, limits: ShotLimits, source: str, R: float) -> list[str]:
+    """What in ``planner`` asks the robot for more than ``limits``, one sentence per key (empty
+    when everything fits): ``robot.v_max`` and ``robot.v_break`` inside limits.V; every
+    ``movegen.spins`` and ``movegen.fine_spins`` pair (fractions of R, R [m] the ball radius of
+    config/table.yaml) inside limits.a and limits.b; ``movegen.theta_min .. theta_max`` inside
+    limits.theta; and the deliberate foul's speed (planner.safety.FOUL_SPEED, the slowest fixed
+    speed the planner plays) not below limits.V.
+    ``source`` names where the limits come from (a robot.yaml path, or "the robot's HELLO
+    (firmware X)")."""
+    out = []
+    vlo, vhi = limits.V
+    for key, v in (("robot.v_max", planner.movegen.v_max), ("robot.v_break", planner.search.v_break)):
+        if not vlo <= v <= vhi:
+            out.append(f"{key} ({v:g} m/s) is outside the robot's V limits {vlo:g} .. {vhi:g} m/s from {source}")
+    if FOUL_SPEED < vlo:
+        out.append(f"the robot's V limits {vlo:g} .. {vhi:g} m/s from {source} do not admit the planner's "
+                   f"slowest shot, the deliberate foul at {FOUL_SPEED:g} m/s (planner/safety.py FOUL_SPEED)")
+    for key, pairs in (("movegen.spins", planner.movegen.spins), ("movegen.fine_spins", planner.movegen.fine_spins)):
+        for a, b in pairs:
+            for name, frac in (("a", a), ("b", b)):
+                lo, hi = getattr(limits, name)
+                if not lo <= frac * R <= hi:
+                    out.append(f"{key} [{a:g}, {b:g}] asks for a tip offset {name} = {frac:g} R = "
+                               f"{frac * R * 1000:.1f} mm, outside the robot's {name} limits "
+                               f"{lo * 1000:.1f} .. {hi * 1000:.1f} mm from {source}")
+    mg, (tlo, thi) = planner.movegen, limits.theta
+    if not tlo <= mg.theta_min <= mg.theta_max <= thi:
+        out.append(f"movegen.theta_min .. theta_max ({mg.theta_min:g} .. {mg.theta_max:g} deg) must lie inside "
+                   f"the robot's theta limits {tlo:g} .. {thi:g} deg from {source}")
+    return out
+
+
+def check_planner_within_limits(planner: PlannerSettings, limits: ShotLimits, source: str, R: float) -> None:
+    """Refuse planner settings that ask the robot for more than it can do (``limit_problems``).
+    Pure: reads nothing. Raises ConfigError, one line per problem, each naming the planner file,
+    the offending key and the limits' ``source``, e.g. ``config/planner.yaml: robot.v_break
+    (7.5 m/s) is outside the robot's V limits 0.1 .. 4.5 m/s from config/robot.yaml``."""
+    problems = limit_problems(planner, limits, source, R)
+    if problems:
+        raise ConfigError("\n".join(f"{planner.path}: {p}" for p in problems))

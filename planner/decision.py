@@ -4,6 +4,11 @@ safety (planner.safety) around the search (Smith 2006, Sections 3-4), and a fact
 
     planner = make_planner("mc", noise="high")
     d = planner.choose(table_state, game_state)   # d.shot, d.call, d.kind, d.estimate, d.cue_pos
+
+Every shot it returns lies within the planner's own envelope (config/planner.yaml: speeds up to
+``robot.v_max``, the break at ``robot.v_break``, the configured spins, elevations in
+``movegen.theta_min .. theta_max``); ``make_planner(..., limits=...)`` refuses settings whose
+envelope exceeds what the robot declared (``config.planner.check_planner_within_limits``).
 """
 from __future__ import annotations
 
@@ -12,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from config.planner import PlannerSettings, load_planner_settings
+from config.planner import PlannerSettings, check_planner_within_limits, load_planner_settings
 from config.table import TableSettings, load_table_settings
 from planner.aim import min_elevation
 from planner.difficulty import DifficultyGrid, load_difficulty
@@ -23,11 +28,12 @@ from planner.safety import SafetyChoice, SafetySearch
 from planner.search import greedy, montecarlo, probabilistic
 from planner.search.common import Scored, SearchConfig, SearchContext
 from planner.search.winprob import mean_win_probability
-from planner.shot import PRESETS, ErrorModel, ShotParams
+from planner.shot import PRESETS, ErrorModel, ShotLimits, ShotParams, error_label
 from planner.state import CUE, TableState
 
 SEARCHES = {"greedy": greedy, "prob": probabilistic, "mc": montecarlo}   # modules: search(), SAMPLED
 IN_HAND_KEEP = 3                              # placements searched after the quick evaluation
+FALLBACK_SPEED = 1.5                          # cue speed of the fallback roll (capped at v_max) [m/s]
 
 
 @dataclass(frozen=True)
@@ -123,7 +129,8 @@ class Planner:
         apex = state.pos[objs][np.argmin(np.linalg.norm(state.pos[objs] - np.array(t.foot_spot), axis=1))]
         cue = np.array([t.width / 2, t.head_string_y - 2 * R])
         phi = float(np.degrees(np.arctan2(apex[1] - cue[1], apex[0] - cue[0])))
-        theta = min_elevation(cue, phi, state.pos[objs], t, self.params, self.cfg.movegen.theta_min)
+        mg = self.cfg.movegen
+        theta = min(min_elevation(cue, phi, state.pos[objs], t, self.params, mg.theta_min), mg.theta_max)
         return Decision(ShotParams(phi, theta, self.cfg.search.v_break, 0.0, 0.0), None, "break",
                         float("nan"), (float(cue[0]), float(cue[1])))
 
@@ -165,32 +172,47 @@ class Planner:
         return best[1]
 
     def _fallback(self, state: TableState, game: GameState, cue_pos) -> Decision:
-        """No shot and no clean safety: roll the cue ball at the nearest legal ball's centre."""
+        """No shot and no clean safety: roll the cue ball at the nearest legal ball's centre at
+        FALLBACK_SPEED (at most v_max), at the least elevation that clears (at most theta_max)."""
         cue = state.position(CUE)
         balls = [b for b in game.legal_targets() if state.has(b)] or [int(i) for i in state.ids if i != CUE]
         b = min(balls, key=lambda b: np.linalg.norm(state.position(b) - cue))
         d = state.position(b) - cue
         phi = float(np.degrees(np.arctan2(d[1], d[0])))
-        theta = min(min_elevation(cue, phi, state.pos[state.ids != CUE], self.table, self.params,
-                                  self.cfg.movegen.theta_min), 60.0)
-        return Decision(ShotParams(phi, theta, 1.5), CalledShot.safe(), "fallback", 0.0, cue_pos)
+        mg = self.cfg.movegen
+        theta = min(min_elevation(cue, phi, state.pos[state.ids != CUE], self.table, self.params, mg.theta_min),
+                    mg.theta_max)
+        return Decision(ShotParams(phi, theta, min(FALLBACK_SPEED, mg.v_max)), CalledShot.safe(), "fallback", 0.0,
+                        cue_pos)
 
 
 def make_planner(name: str, noise: str | ErrorModel = "high", seed: int = 0, *,
                  tcfg: TableSettings | None = None, pcfg: PlannerSettings | None = None,
-                 difficulty: DifficultyGrid | None = None, on_stale: str = "rebuild") -> Planner:
+                 difficulty: DifficultyGrid | None = None, on_stale: str = "rebuild",
+                 limits: ShotLimits | None = None, limits_source: str = "the robot's declared limits") -> Planner:
     """A Planner by name ('greedy', 'prob', 'mc') whose samples use the error model ``noise``
-    (a PRESETS name or an ErrorModel). The difficulty grid is loaded from the cache
-    (``load_difficulty``: built, or refused per ``on_stale``, when stale) unless given. Raises
-    ValueError for an unknown name or noise preset."""
+    (a PRESETS name, or an ErrorModel such as ``planner.shot.error_model_for`` returns). The
+    difficulty grid is loaded from the cache under ``error_label(noise)`` (``load_difficulty``:
+    built, or refused per ``on_stale``, when stale) unless given.
+
+    limits: what the robot can execute (e.g. its HELLO, converted with
+    ``ShotLimits.from_ranges``); when given, the planner settings must fit inside them
+    (``check_planner_within_limits``; ``limits_source`` names where they come from in the
+    error, e.g. "the robot's HELLO (firmware sim-1.0)"). None: no robot to check against (the
+    planner still keeps to its own settings).
+    Raises ValueError for an unknown name or noise preset, config.reader.ConfigError (a
+    ValueError) for settings beyond ``limits``."""
     tcfg = tcfg or load_table_settings()
     pcfg = pcfg or load_planner_settings()
+    if limits is not None:
+        check_planner_within_limits(pcfg, limits, limits_source, tcfg.physics.R)
     if isinstance(noise, str):
         if noise not in PRESETS:
             raise ValueError(f"noise must be one of {sorted(PRESETS)}, got {noise!r}")
-        error, label = PRESETS[noise], noise
+        error = PRESETS[noise]
     else:
-        error, label = noise, "custom"
+        error = noise
+    label = error_label(error)
     if difficulty is None:
         difficulty = load_difficulty(tcfg.table, tcfg.physics, error, pcfg.grid, name=label, on_stale=on_stale)
     return Planner(name, tcfg, pcfg, difficulty, error, seed)

@@ -32,7 +32,7 @@ from planner.jit import njit
 from planner.parallel import parallel_map
 from planner.physics.engine import Simulator
 from planner.physics.params import PhysicsParams
-from planner.shot import SHOT_FIELDS, ErrorModel, ShotParams
+from planner.shot import PRESETS, SHOT_FIELDS, ErrorModel, ShotParams
 from planner.speed import min_speed
 from planner.state import TableState
 from planner.table import Table
@@ -241,7 +241,9 @@ def load_difficulty(table: Table, params: PhysicsParams, error: ErrorModel, grid
                     progress=None, workers: int = 1) -> DifficultyGrid:
     """The grid stored as ``name`` under ``directory`` (default ``difficulty_dir()``) if it was
     built for (table, params, error, grid); otherwise build and store it (on_stale='rebuild') or
-    raise StaleDifficultyError saying why and how to rebuild it (on_stale='refuse')."""
+    raise StaleDifficultyError saying why and how to rebuild it (on_stale='refuse'). ``name`` is
+    ``planner.shot.error_label(error)``: a preset's name, or ``calibrated-<hash of the sigmas>``
+    for a measured model, so that grids of different models never overwrite each other."""
     directory = Path(directory) if directory is not None else difficulty_dir()
     want = config_hash(table, params, grid, error)
     why = None
@@ -257,8 +259,10 @@ def load_difficulty(table: Table, params: PhysicsParams, error: ErrorModel, grid
     except FileNotFoundError:
         why = "no stored table"
     if on_stale == "refuse":
+        how = (f"rebuild it with `cuerobot difficulty build --noise {name}`" if name in PRESETS else
+               "a planner made with on_stale='rebuild' (make_planner's default) rebuilds it for this error model")
         raise StaleDifficultyError(f"difficulty grid {directory / ('difficulty_' + name + '.npz')} is stale: {why}; "
-                                   f"rebuild it with `cuerobot difficulty build --noise {name}`")
+                                   f"{how}")
     dg = build_difficulty(table, params, error, grid, workers=workers, progress=progress)
     dg.save(directory, name)
     return dg

@@ -143,7 +143,10 @@ class MoveGenerator:
         """Speed and spin variants of one aim over ``grid`` (((a, b), speed increments) pairs;
         default the coarse grid of ``spins`` x ``speed_increments``); with ``right_cut`` (the
         object ball leaves to the right of the cue ball's path, or not) phi is corrected for
-        throw (planner/throw.py)."""
+        throw (planner/throw.py). Speeds are the tip height's minimum speed plus each increment,
+        capped at v_max (one variant at v_max for the increments beyond it); a tip height whose
+        minimum speed exceeds v_max gives none (the object ball would stop short of the
+        pocket). No variant when the cue stick needs more than theta_max to clear."""
         R, cfg = self.params.R, self.cfg
         theta = min_elevation(cue, phi, others, self.table, self.params, cfg.theta_min)
         if theta > cfg.theta_max:
@@ -151,6 +154,8 @@ class MoveGenerator:
         out = []
         for (a, b), increments in grid or self._coarse:
             v0 = float(min_speed(self.params, alpha, d1, d2, b))
+            if v0 > cfg.v_max:
+                continue
             for inc in increments:
                 V = min(v0 + inc, cfg.v_max)
                 aim = phi if right_cut is None else phi + self.throw.correction(alpha, d2, V, b, right_cut)

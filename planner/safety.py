@@ -7,7 +7,9 @@ legal ball first and leaves the opponent little, or, failing that, a deliberate 
 Candidates, cheapest first: soft shots at offsets of each legal ball the cue ball can reach
 directly; one-rail kicks at legal balls it cannot, with the aim corrected by simulation; a fan
 of directions as the last resort; and the deliberate foul. ``best`` judges them all the way the
-search judges shots. Units: metres, m/s, degrees (docs/frame.md).
+search judges shots. Every speed is capped at ``movegen.v_max`` and every elevation kept within
+``movegen.theta_min .. theta_max``, so that a safety asks the robot for no more than the shots
+do. Units: metres, m/s, degrees (docs/frame.md).
 """
 from __future__ import annotations
 
@@ -27,6 +29,8 @@ from planner.shot import ShotParams
 from planner.state import CUE, TableState
 from planner.table import Table
 
+# The speeds below are capped at movegen.v_max. FOUL_SPEED, the slowest of them, is checked against
+# the robot's least speed by config.planner.check_planner_within_limits.
 SAFETY_SPEEDS = (0.5, 0.9, 1.4)               # cue speeds tried for safeties [m/s]
 SAFETY_OFFSETS = (-1.5, -0.75, 0.0, 0.75, 1.5)  # aim offsets from the object ball's centre [R]
 KICK_SAFETY_SPEEDS = (1.2, 2.0, 3.0)           # cue speeds tried for one-rail kick safeties [m/s]
@@ -138,7 +142,7 @@ class SafetySearch:
         candidate at the centre of each foul-free run of directions, widest runs first, at most
         ``safety_candidates``."""
         found = []
-        for V in FAN_SPEEDS:
+        for V in self._speeds(FAN_SPEEDS):
             found += self._clean_runs(state, game, self._fan_shots(state, V))
         return found[:self.ctx.cfg.safety_candidates]
 
@@ -182,12 +186,17 @@ class SafetySearch:
         runs.sort(key=lambda r: -r[0])
         return [cands[s0 + (n - 1) // 2] for n, s0 in runs]
 
+    def _speeds(self, speeds) -> tuple[float, ...]:
+        """``speeds`` [m/s] capped at movegen.v_max, duplicates dropped, in order."""
+        return tuple(dict.fromkeys(min(float(V), self.movegen.v_max) for V in speeds))
+
     def _soft_shots(self, state: TableState, cue: np.ndarray, aim: np.ndarray, speeds) -> list[CandidateShot]:
-        """Safety candidates from ``cue`` towards the point ``aim`` at each of ``speeds`` [m/s],
-        at the least elevation that clears (none above theta_max)."""
+        """Safety candidates from ``cue`` towards the point ``aim`` at each of ``speeds`` [m/s]
+        (capped at v_max: ``_speeds``), at the least elevation that clears (none above
+        theta_max)."""
         phi = float(np.degrees(np.arctan2(aim[1] - cue[1], aim[0] - cue[0])))
         theta = min_elevation(cue, phi, state.pos[state.ids != CUE], self.table, self.params,
                               self.movegen.theta_min)
         if theta > self.movegen.theta_max:
             return []
-        return [CandidateShot(ShotParams(phi, theta, V), CalledShot.safe(), "safety", 0.0) for V in speeds]
+        return [CandidateShot(ShotParams(phi, theta, V), CalledShot.safe(), "safety", 0.0) for V in self._speeds(speeds)]

@@ -66,14 +66,21 @@ def test_missing_file(tmp_path):
         load_table_settings(tmp_path / "nope.yaml")
 
 
-def copy_config(tmp_path: Path, name: str, edit) -> Path:
-    """A copy of the default configuration directory with ``name`` edited by ``edit(data)``."""
+def copy_config_edits(tmp_path: Path, edits: dict) -> Path:
+    """A copy of the default configuration directory with each file ``name`` of ``edits``
+    edited by ``edits[name](data)``."""
     d = tmp_path / "cfg"
     shutil.copytree(config_dir(), d, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
-    data = yaml.safe_load((d / name).read_text())
-    edit(data)
-    (d / name).write_text(yaml.safe_dump(data))
+    for name, edit in edits.items():
+        data = yaml.safe_load((d / name).read_text())
+        edit(data)
+        (d / name).write_text(yaml.safe_dump(data))
     return d
+
+
+def copy_config(tmp_path: Path, name: str, edit) -> Path:
+    """A copy of the default configuration directory with ``name`` edited by ``edit(data)``."""
+    return copy_config_edits(tmp_path, {name: edit})
 
 
 def test_load_settings_reads_every_file_of_the_default_directory():
@@ -90,6 +97,25 @@ def test_a_conflict_between_files_names_both(tmp_path):
         load_settings(d)
     msg = str(e.value)
     assert str(d / "planner.yaml") in msg and str(d / "robot.yaml") in msg and "theta" in msg
+
+
+@pytest.mark.parametrize("edits, keys", [
+    ({"planner.yaml": lambda d: d["robot"].__setitem__("v_break", 7.5)}, ["robot.v_break (7.5 m/s)"]),
+    ({"planner.yaml": lambda d: d["movegen"]["fine_spins"].append([0.0, -0.7])}, ["movegen.fine_spins [0, -0.7]"]),
+    ({"robot.yaml": lambda d: d["limits"].__setitem__("V", [0.1, 3.0])}, ["robot.v_max (4.5 m/s)", "robot.v_break"]),
+    ({"robot.yaml": lambda d: d["limits"].__setitem__("a", [-0.01, 0.01]),
+      "planner.yaml": lambda d: d["movegen"]["spins"].append([0.4, 0.0])}, ["movegen.spins [0.4, 0]", "tip offset a"]),
+], ids=["break", "fine-spin", "slow-robot", "side-spin"])
+def test_planner_speeds_and_spins_beyond_the_robots_limits_name_both_files(tmp_path, edits, keys):
+    """The planner plans within the limits robot.yaml declares (what the simulated robot sends
+    in HELLO): a faster or more heavily spun planner.yaml is refused at start."""
+    d = copy_config_edits(tmp_path, edits)
+    with pytest.raises(ConfigError) as e:
+        load_settings(d)
+    msg = str(e.value)
+    assert str(d / "planner.yaml") in msg and str(d / "robot.yaml") in msg
+    for key in keys:
+        assert key in msg
 
 
 def test_a_missing_directory_is_named(tmp_path):

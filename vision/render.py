@@ -15,11 +15,16 @@ markers, pocket holes, floor). Shading, in linear light:
 
 The image is supersampled (S x S rays per pixel, averaged in linear light) wherever a ball or
 its shadow can be, so silhouettes are anti-aliased as a real sensor integrates them; the empty
-table is rendered once per camera at 2 x 2. Then: optical blur (Gaussian), sRGB encoding, sensor
-noise (Gaussian, in 8-bit units), 8-bit BGR. Motion blur averages sub-frames over the exposure.
+table is rendered once per camera (3 x 3 rays where its surface changes). Then: optical blur
+(Gaussian), sRGB encoding, sensor noise (Gaussian, in 8-bit units), 8-bit BGR. Motion blur
+averages sub-frames over the exposure.
 
 The truth is the table-frame position of each ball (exact by construction) and the pixel where
 its centre projects.
+
+This full render takes about a second per frame. ``fast_renderer()`` (``vision.render_fast``)
+renders frames of balls at rest with the same model in milliseconds, re-rendering only what the
+balls change; the simulated camera (``controller.sim.camera``) uses it.
 """
 from __future__ import annotations
 
@@ -94,7 +99,7 @@ class RenderedFrame:
 
 
 @functools.lru_cache(maxsize=1)
-def _digit_textures(size: int = 48) -> np.ndarray:
+def digit_textures(size: int = 48) -> np.ndarray:
     """(16, size, size) float32: 1 = white disc, 0 = black digit ink, for ids 0..15 (0 is blank)."""
     tex = np.ones((16, size, size), dtype=np.float32)
     for i in range(1, 16):
@@ -119,7 +124,7 @@ def ball_albedo(ball_id: int, q: np.ndarray) -> np.ndarray:
         return alb
     cos_disc = np.cos(NUMBER_DISC_ANGLE)
     tan_disc = np.tan(NUMBER_DISC_ANGLE)
-    tex = _digit_textures()[ball_id]
+    tex = digit_textures()[ball_id]
     n = tex.shape[0]
     for sign in (1.0, -1.0):
         qa = sign * q[:, 0]
@@ -170,6 +175,19 @@ class SyntheticCamera:
         vv, uu = np.mgrid[0:h, 0:w]
         pix = np.stack([uu.ravel(), vv.ravel()], axis=1).astype(np.float64)
         return self._render_pixels(pix, (h, w), [], np.zeros((0, 2)), None, 3).reshape(h, w, 3)
+
+    @functools.cached_property
+    def gbuffer(self):
+        """The empty table's ``vision.render_fast.StaticGBuffer`` for this camera and lighting
+        (computed on first use, a few seconds)."""
+        from vision.render_fast import build_gbuffer
+        return build_gbuffer(self)
+
+    def fast_renderer(self, seed: int = 0):
+        """A new ``vision.render_fast.FastRenderer`` of this camera (sharing its cached empty table
+        and G-buffer): frames of balls at rest at a few ms each. seed: of its sensor noise field."""
+        from vision.render_fast import FastRenderer
+        return FastRenderer(self, seed)
 
     def render(self, state: TableState, rng: np.random.Generator | None = None, orientations=None,
                velocities=None, exposure_s: float = 0.0, subframes: int = 8, chalk=None) -> RenderedFrame:
@@ -237,21 +255,47 @@ class SyntheticCamera:
 
     def _ball_boxes(self, balls) -> list[tuple[int, int, int, int]]:
         """Per ball: a pixel box holding its silhouette, its shadows and its contact darkening."""
+        if not balls:
+            return []
+        return [tuple(int(v) for v in b) for b in self.ball_boxes(np.array([c for _, c, _ in balls]))]
+
+    def ball_boxes(self, centres: np.ndarray, silhouettes: bool = False):
+        """(K, 4) int64 pixel boxes (u0, v0, u1, v1), end-exclusive and clipped to the image, of
+        balls centred at ``centres`` (K, 3) [m]: each holds the ball's silhouette (+2 px), its lamp
+        shadows (penumbra discs on the cloth) and its room-light darkening (SKY_HIDDEN_REACH radii
+        + 2 cm). Outside its box a ball changes no pixel. With ``silhouettes``: (boxes, the boxes
+        (K, 4) of the silhouettes alone, +2 px)."""
         R, lt = self.R, self.lighting
         w, h = self.cam.size
-        boxes = []
-        for _, c, _ in balls:
-            sil = sphere_silhouettes(self.cam, c[None], R, 24)[0]
-            shadow_r = R * (lt.lamp_height + lt.lamp_radius) / (lt.lamp_height - 2 * R)
-            shadows = np.array([L + (c - L) * (L[2] / (L[2] - c[2])) for L in self.lamps])
-            boxes_pts = [self._box_of(shadows, pad=shadow_r),
-                         self._box_of(np.array([[c[0], c[1], 0.0]]), pad=SKY_HIDDEN_REACH * R + 0.02)]
-            u0 = min(min(b[0] for b in boxes_pts), int(np.floor(sil[:, 0].min())) - 2)
-            v0 = min(min(b[1] for b in boxes_pts), int(np.floor(sil[:, 1].min())) - 2)
-            u1 = max(max(b[2] for b in boxes_pts), int(np.ceil(sil[:, 0].max())) + 3)
-            v1 = max(max(b[3] for b in boxes_pts), int(np.ceil(sil[:, 1].max())) + 3)
-            boxes.append((max(u0, 0), max(v0, 0), min(u1, w), min(v1, h)))
-        return boxes
+        C = np.asarray(centres, dtype=np.float64).reshape(-1, 3)
+        K = C.shape[0]
+        if K == 0:
+            empty = np.zeros((0, 4), dtype=np.int64)
+            return (empty, empty) if silhouettes else empty
+        t = np.linspace(0, 2 * np.pi, 16, endpoint=False)
+        ring = np.stack([np.cos(t), np.sin(t), np.zeros_like(t)], axis=1)
+        shadow_r = R * (lt.lamp_height + lt.lamp_radius) / (lt.lamp_height - 2 * R)
+        L = self.lamps[None, :, :]
+        shadows = L + (C[:, None, :] - L) * (L[..., 2:] / (L[..., 2:] - C[:, None, 2:]))    # (K, 3, 3)
+        shadow_pts = (shadows[:, :, None, :] + ring[None, None] * shadow_r).reshape(K, -1, 3)
+        floor = np.concatenate([C[:, :2], np.zeros((K, 1))], axis=1)
+        sky_pts = floor[:, None, :] + ring[None] * (SKY_HIDDEN_REACH * R + 0.02)
+        sil = sphere_silhouettes(self.cam, C, R, 24)                                          # (K, 24, 2)
+        n_sh, n_sky = shadow_pts.shape[1], sky_pts.shape[1]
+        px = table_to_pixels(self.cam, np.concatenate([shadow_pts, sky_pts], axis=1).reshape(-1, 3))
+        px = px.reshape(K, n_sh + n_sky, 2)
+        lo = np.minimum(np.minimum(np.floor(px[:, :n_sh].min(axis=1)), np.floor(px[:, n_sh:].min(axis=1))),
+                        np.floor(sil.min(axis=1))).astype(np.int64) - 2
+        hi = np.maximum(np.maximum(np.ceil(px[:, :n_sh].max(axis=1)), np.ceil(px[:, n_sh:].max(axis=1))),
+                        np.ceil(sil.max(axis=1))).astype(np.int64) + 3
+        boxes = np.stack([np.clip(lo[:, 0], 0, w), np.clip(lo[:, 1], 0, h),
+                          np.clip(hi[:, 0], 0, w), np.clip(hi[:, 1], 0, h)], axis=1)
+        if not silhouettes:
+            return boxes
+        slo = np.floor(sil.min(axis=1)).astype(np.int64) - 2
+        shi = np.ceil(sil.max(axis=1)).astype(np.int64) + 3
+        return boxes, np.stack([np.clip(slo[:, 0], 0, w), np.clip(slo[:, 1], 0, h),
+                                np.clip(shi[:, 0], 0, w), np.clip(shi[:, 1], 0, h)], axis=1)
 
     # ---- shading ---------------------------------------------------------------------------
     def _render_pixels(self, pix, shape, balls, chalk, boxes, ss) -> np.ndarray:
@@ -338,22 +382,29 @@ class SyntheticCamera:
             out.append(np.flatnonzero(m))
         return out
 
-    def _shade_static(self, kind, p, balls, chalk, subsets) -> np.ndarray:
+    def static_albedo(self, kind: np.ndarray, p: np.ndarray, chalk=None) -> tuple[np.ndarray, np.ndarray]:
+        """Linear albedo (N, 3) of empty-table points of surface ``kind`` (N,) hit at ``p`` (N, 3)
+        [m] (cloth, wood, floor, rail markings, chalk marks (M, 2) on the cloth), and which points
+        lie on or around a rail marking (N,) bool."""
         n = kind.shape[0]
         alb = np.zeros((n, 3))
-        cloth_like = np.isin(kind, (CLOTH, CUSHION, NOSE_FACE))
-        alb[cloth_like] = self.cloth
+        alb[np.isin(kind, (CLOTH, CUSHION, NOSE_FACE))] = self.cloth
         alb[np.isin(kind, (RAIL, RAIL_FACE))] = srgb_to_linear(WOOD_SRGB)
         alb[kind == FLOOR] = srgb_to_linear(FLOOR_SRGB)
         rail = np.flatnonzero(kind == RAIL)
         marked = np.zeros(n, dtype=bool)
         if rail.size:
             alb[rail], marked[rail] = self._rail_markings(p[rail], alb[rail])
-        if len(chalk) and np.any(kind == CLOTH):
+        if chalk is not None and len(chalk) and np.any(kind == CLOTH):
             cl = np.flatnonzero(kind == CLOTH)
             d2 = ((p[cl, None, :2] - chalk[None]) ** 2).sum(-1).min(axis=1)
             a = 0.7 * np.clip(1.5 - np.sqrt(d2) / CHALK_RADIUS, 0, 1)
             alb[cl] = alb[cl] * (1 - a[:, None]) + srgb_to_linear(CHALK_SRGB) * a[:, None]
+        return alb, marked
+
+    def _shade_static(self, kind, p, balls, chalk, subsets) -> np.ndarray:
+        n = kind.shape[0]
+        alb, marked = self.static_albedo(kind, p, chalk)
         nrm = np.zeros((n, 3))
         nrm[:, 2] = 1.0
         face = np.isin(kind, (NOSE_FACE, RAIL_FACE))

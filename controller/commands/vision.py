@@ -1,4 +1,4 @@
-"""``cuerobot vision detect|render|calibrate`` and ``cuerobot bench vision`` (thin: parse, call vision/)."""
+"""``cuerobot vision detect|render|calibrate`` and ``cuerobot bench vision|render`` (thin: parse, call vision/)."""
 from __future__ import annotations
 
 import argparse
@@ -48,6 +48,16 @@ def register_bench(bench_subparsers) -> None:
     b.add_argument("--reps", type=int, default=3, help="timed passes over every frame")
     b.add_argument("--overlay", metavar="OUT.png", help="write one annotated frame")
     b.set_defaults(func=_bench)
+
+    r = bench_subparsers.add_parser("render", help="ms per frame of the synthetic camera's fast path vs the "
+                                    "full render, through shots, and a game's estimate")
+    r.add_argument("--layouts", type=int, default=12, help="16-ball layouts rendered from scratch (default 12)")
+    r.add_argument("--full", type=int, default=3, help="of them rendered by the full render too (default 3)")
+    r.add_argument("--shots", type=int, default=8, help="shots rendered frame by frame (default 8)")
+    r.add_argument("--fps", type=float, default=30.0, help="frame rate through the shots (default 30)")
+    r.add_argument("--seed", type=int, default=0)
+    r.add_argument("--json", action="store_true", help="print JSON")
+    r.set_defaults(func=_bench_render)
 
 
 def _fail(msg: str) -> int:
@@ -157,4 +167,22 @@ def _bench(args: argparse.Namespace) -> int:
         cv2.imwrite(args.overlay, draw_observations(frame.image, TableVision(sc.cam, sc.table, sc.R, lm)
                                                     .observe(frame.image)))
         print(f"wrote {args.overlay}")
+    return 0
+
+
+def _bench_render(args: argparse.Namespace) -> int:
+    from config.table import load_table_settings
+    from planner.physics.engine import Simulator
+    from vision.render import synthetic_camera_from_config
+    from vision.render_bench import report, run_render_bench, to_json
+    if args.layouts < 1 or not 1 <= args.full <= args.layouts or args.shots < 1 or not args.fps > 0:
+        return _fail("bench render: need --layouts >= 1, 1 <= --full <= --layouts, --shots >= 1 and --fps > 0")
+    try:
+        sc, lm = synthetic_camera_from_config()
+        tc = load_table_settings()
+    except (ConfigError, ValueError) as exc:
+        return _fail(str(exc))
+    res = run_render_bench(sc, lm, Simulator(tc.table, tc.physics), layouts=args.layouts, full_layouts=args.full,
+                           shots=args.shots, fps=args.fps, seed=args.seed, progress=not args.json)
+    print(json.dumps(to_json(res)) if args.json else report(res))
     return 0

@@ -1,2 +1,2 @@
 """The simulated robot: its firmware (``firmware``), the faulty line (``faults``), the pty it
-serves on (``robot``), what its strikes act on (``world``) and its configuration (``config``)."""
+serves on (``robot``) and what its strikes act on (``world``); its configuration is ``config.sim``."""

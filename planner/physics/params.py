@@ -10,12 +10,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-G_DEFAULT = 9.81  # gravitational acceleration [m/s^2]
-
 
 @dataclass(frozen=True)
 class PhysicsParams:
-    """Everything the engine needs besides geometry.
+    """Everything the engine needs besides geometry. No defaults: the values live in
+    config/table.yaml (read by ``config.table.load_table_settings().physics``), and the reference
+    runs carry their own (``planner.physics.reference.load_reference``).
 
     R, m: ball radius [m] and mass [kg].
     u_s, u_r: sliding and rolling friction coefficients (ball-cloth).
@@ -27,21 +27,21 @@ class PhysicsParams:
     cue_tip_radius: [m], for geometry only (clearance checks); not used by the strike model.
     g: [m/s^2].
     """
-    R: float = 0.028575
-    m: float = 0.170097
-    u_s: float = 0.2
-    u_r: float = 0.01
-    u_sp_prop: float = 10.0 * 2.0 / 5.0 / 9.0
-    e_b: float = 0.95
-    bb_a: float = 0.009951
-    bb_b: float = 0.108
-    bb_c: float = 1.088
-    e_c: float = 0.85
-    f_c: float = 0.2
-    cue_M: float = 0.567
-    cue_end_mass: float = 0.0056699
-    cue_tip_radius: float = 0.0106045
-    g: float = G_DEFAULT
+    R: float
+    m: float
+    u_s: float
+    u_r: float
+    u_sp_prop: float
+    e_b: float
+    bb_a: float
+    bb_b: float
+    bb_c: float
+    e_c: float
+    f_c: float
+    cue_M: float
+    cue_end_mass: float
+    cue_tip_radius: float
+    g: float
 
     @property
     def u_sp(self) -> float:

@@ -59,10 +59,8 @@ def rvw_from(r, v, w):
 @settings(max_examples=200, deadline=None)
 @given(st.floats(-3, 3), st.floats(-3, 3), st.floats(-3, 3), st.floats(-3, 3),
        st.lists(st.floats(-80, 80), min_size=6, max_size=6), st.floats(0, 2 * math.pi))
-def test_ball_ball_collision_never_gains_energy(v1x, v1y, v2x, v2y, ws, ang):
-    from planner.physics.params import PhysicsParams
-
-    P = PhysicsParams()
+def test_ball_ball_collision_never_gains_energy(table_config, v1x, v1y, v2x, v2y, ws, ang):
+    P = table_config.physics
     p = P.as_array()
     n = np.array([math.cos(ang), math.sin(ang), 0.0])
     r1 = rvw_from([0.5, 0.5, P.R], [v1x, v1y, 0], ws[:3])
@@ -78,10 +76,8 @@ def test_ball_ball_collision_never_gains_energy(v1x, v1y, v2x, v2y, ws, ang):
 
 @settings(max_examples=200, deadline=None)
 @given(st.floats(0.05, 4), st.floats(-3, 3), st.lists(st.floats(-80, 80), min_size=3, max_size=3))
-def test_cushion_impact_never_gains_energy(vn, vt, w):
-    from planner.physics.params import PhysicsParams
-
-    P = PhysicsParams()
+def test_cushion_impact_never_gains_energy(table_config, vn, vt, w):
+    P = table_config.physics
     p = P.as_array()
     rvw = rvw_from([0.5, P.R, P.R], [vt, -vn, 0], w)
     e0 = energy(rvw, p)

@@ -51,7 +51,7 @@ def test_spot_ball_on_the_foot_spot_or_behind_it(table_config):
 
 def test_planner_config_loads_and_names_bad_keys(tmp_path):
     cfg = load_planner_settings()
-    assert cfg.search.t0 == 0.65 and cfg.search.weights == (1.0, 0.33, 0.15) and cfg.movegen.v_max == 6.0
+    assert cfg.search.t0 == 0.65 and cfg.search.weights == (1.0, 0.33, 0.15) and cfg.movegen.v_max == 4.5
     bad = tmp_path / "planner.yaml"
     text = open(cfg.path).read().replace("t0: 0.65", "t0: 1.65")
     bad.write_text(text)

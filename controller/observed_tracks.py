@@ -1,0 +1,96 @@
+"""Camera frames as ball tracks, and when each ball started to move (rule 1 of the observed
+referee, controller/observed_referee.py).
+
+A frame is a ``Snapshot``: its time [s] and the identified balls' centres [m] in the table frame
+(docs/frame.md). ``tracks`` lines the frames up by ball id into arrays; ``ball_motion`` reads
+from them each ball's rest position, the frame and time it departed, and whether it was nudged.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+REST_FRAMES = 8         # sightings averaged into a ball's final rest position
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """One camera frame: its time t [s] and the identified balls seen, id -> (x, y) [m]."""
+    t: float
+    balls: Mapping[int, tuple[float, float]]
+
+
+def tracks(snapshots: Sequence[Snapshot]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Frames -> (times (T,) [s], ids (N,) sorted, pos (T, N, 2) [m], NaN where a ball is unseen)."""
+    ids = np.array(sorted({int(b) for s in snapshots for b in s.balls}), dtype=np.int64)
+    col = {int(b): i for i, b in enumerate(ids)}
+    pos = np.full((len(snapshots), len(ids), 2), np.nan)
+    for k, s in enumerate(snapshots):
+        for b, xy in s.balls.items():
+            pos[k, col[int(b)]] = xy
+    return np.array([float(s.t) for s in snapshots]), ids, pos
+
+
+@dataclass(frozen=True)
+class Motion:
+    """Rule 1 for the N balls in play.
+
+    rest: (N, 2) [m] each ball's mean position before the cue ball moved.
+    first_moved: (N,) index of the frame of its first moved sighting, T if it never moved.
+    departure: (N,) its estimated departure time [s], inf if it never moved.
+    nudged: (N,) it never moved, but came to rest elsewhere than before (beyond 4 standard errors).
+    """
+    rest: np.ndarray
+    first_moved: np.ndarray
+    departure: np.ndarray
+    nudged: np.ndarray
+
+
+def ball_motion(times, pos, seen, cue: int, noise: float, move: float) -> Motion:
+    """Rule 1 from times (T,) [s], pos (T, N, 2) [m] (NaN = unseen), seen (T, N), the cue ball's
+    column ``cue``, the vision noise [m] per axis and the displacement ``move`` [m] that counts
+    as motion."""
+    disp0 = np.hypot(*(pos[:, cue] - pos[0, cue]).T)
+    cue_on = int(np.argmax(np.nan_to_num(disp0) > move)) if np.any(np.nan_to_num(disp0) > move) else len(times)
+    rest = np.nanmean(pos[:max(cue_on, 1)], axis=0)
+    rest = np.where(np.isfinite(rest), rest, pos[0])
+    first_moved, dep = departures(times, pos, seen, rest, move)
+    n_rest = max(cue_on, 1)
+    final = np.array([pos[np.flatnonzero(seen[:, i])[-REST_FRAMES:], i].mean(0) for i in range(seen.shape[1])])
+    nudged = seen[-1] & (np.hypot(*(final - rest).T) > 4 * noise * np.sqrt(1 / n_rest + 1 / REST_FRAMES))
+    return Motion(rest, first_moved, dep, nudged)
+
+
+def departures(times, pos, seen, rest, move) -> tuple[np.ndarray, np.ndarray]:
+    """Per ball (rule 1): the frame index of its first moved sighting (a sighting more than
+    ``move`` [m] from rest, and so is the next sighting, if any; for a ball that disappeared
+    without one, the first frame it is missing from), or T if it never moved; and its departure
+    time [s], extrapolated back from there (distance from rest / speed to the next sighting) but
+    not before the last earlier sighting within move / 2 of rest; inf if it never moved."""
+    T, N = seen.shape
+    disp = np.where(seen, np.hypot(*(pos - rest[None]).transpose(2, 0, 1)), np.nan)
+    far = np.nan_to_num(disp) > move
+    dep = np.full(N, np.inf)
+    first = np.full(N, T)
+    for i in np.flatnonzero(far.any(0)):
+        k_seen = np.flatnonzero(seen[:, i])
+        f = far[k_seen, i]
+        ok = f & np.append(f[1:], True)             # persistent: the next sighting is far too
+        if not ok.any():
+            continue
+        m = int(np.argmax(ok))
+        k = int(k_seen[m])
+        still = k_seen[:m][disp[k_seen[:m], i] <= move / 2]
+        lo = times[still[-1]] if still.size else times[0]
+        speed = 0.0
+        if m + 1 < k_seen.size:
+            k2 = int(k_seen[m + 1])
+            speed = np.hypot(*(pos[k2, i] - pos[k, i])) / (times[k2] - times[k])
+        dep[i] = max(lo, times[k] - disp[k, i] / speed) if speed > 0 else lo
+        first[i] = k
+    for i in np.flatnonzero(~seen[-1] & (first == T)):    # gone before a frame showed it moving
+        L = int(np.flatnonzero(seen[:, i])[-1])
+        first[i], dep[i] = L + 1, times[L]
+    return first, dep

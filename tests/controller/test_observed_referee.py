@@ -1,0 +1,242 @@
+"""Closed loop: the observed referee, fed the frames a 60 fps camera would take of simulated shots,
+against the facts the engine's event log gives (``read_shot``), the independent truth.
+
+The frames are the engine's trajectories sampled at the camera's frame times
+(``planner.physics.trajectory``) with the vision's 0.3 mm Gaussian noise, pocketed balls absent,
+starting 5 frames before the strike.
+"""
+import math
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from controller.observed_referee import Snapshot, observe_shot, observe_tracks
+from planner.physics.trajectory import frame_times, positions_at
+from planner.rack import rack_8ball
+from planner.rules.facts import read_shot
+from planner.shot import ShotParams
+from planner.state import TableState
+
+FPS = 60.0
+NOISE = 3e-4     # vision accuracy per axis [m]
+
+
+def camera(simulator, start, res, rng, noise=NOISE, fps=FPS, before=5):
+    """(times, ids, pos) the camera sees: ``before`` frames of the table at rest, then frames from
+    the strike until 0.2 s after the last event; NaN where a ball has dropped."""
+    times = np.concatenate([np.arange(-before, 0) / fps, frame_times(res.t_end, fps, 0.2)])
+    pos = positions_at(res, start, times, simulator.params)
+    if noise:
+        pos = pos + rng.normal(0.0, noise, pos.shape)
+    return times, res.ids, pos
+
+
+def truth(simulator, res):
+    return read_shot(res.events, simulator.table.pocket_ids)
+
+
+def compare(simulator, res, seen) -> list[str]:
+    """The kinds of disagreement between the observed facts and the event log's (empty: agree)."""
+    want, got = truth(simulator, res), seen.facts
+    kinds = []
+    if set(got.pocketed) != set(want.pocketed):
+        kinds.append("pocketed")
+    if (0 in got.pocketed_ids) != (0 in want.pocketed_ids):
+        kinds.append("scratch")
+    if got.first_contact != want.first_contact:
+        kinds.append("first_contact")
+    if got.rail_after_contact != want.rail_after_contact:
+        kinds.append("rail_after_contact")
+    if seen.vanished:
+        kinds.append("vanished")
+    return kinds
+
+
+def observe(simulator, state, shot, rng, **kw):
+    res = simulator.simulate(state, shot)
+    return res, observe_tracks(*camera(simulator, state, res, rng, **kw), simulator.table, simulator.params.R,
+                               aim_deg=shot.phi)
+
+
+def scattered(simulator, rng, n):
+    """A cue ball and n object balls at random, at least 1 mm apart and off the cushions."""
+    t, R = simulator.table, simulator.params.R
+    pos: list[tuple[float, float]] = []
+    while len(pos) < n + 1:
+        p = (rng.uniform(R + 1e-3, t.width - R - 1e-3), rng.uniform(R + 1e-3, t.length - R - 1e-3))
+        if all(math.dist(p, q) > 2 * R + 1e-3 for q in pos):
+            pos.append(p)
+    ids = np.concatenate([[0], rng.choice(np.arange(1, 16), n, replace=False)])
+    return TableState(ids, np.array(pos))
+
+
+def random_shot(simulator, rng):
+    """A start state and a shot: breaks, cuts aimed at a ball of a scattered layout, wild shots."""
+    R = simulator.params.R
+    kind = rng.choice(["break", "aimed", "aimed", "aimed", "wild"])
+    if kind == "break":
+        cue = (rng.uniform(0.3, 0.8), rng.uniform(0.3, simulator.table.head_string_y))
+        state = rack_8ball(simulator.table, R, rng, cue_pos=cue)
+        fx, fy = simulator.table.foot_spot
+        phi = math.degrees(math.atan2(fy - cue[1], fx - cue[0])) + rng.normal(0, 0.3)
+        return state, ShotParams(phi, rng.uniform(0, 5), rng.uniform(4, 8), 0.0, rng.uniform(-0.3, 0.3) * R)
+    state = scattered(simulator, rng, int(rng.integers(1, 10)))
+    if kind == "aimed":
+        c, o = state.pos[0], state.pos[int(rng.integers(1, len(state.ids)))]
+        cut = math.asin(rng.uniform(-0.95, 0.95))          # contact offset of the ghost ball
+        phi = math.degrees(math.atan2(*(o - c)[::-1]) + cut * 2 * R / max(np.hypot(*(o - c)), 2 * R))
+    else:
+        phi = rng.uniform(0, 360)
+    return state, ShotParams(phi, rng.uniform(0, 12), rng.uniform(0.3, 5.0),
+                             rng.uniform(-0.5, 0.5) * R, rng.uniform(-0.5, 0.5) * R)
+
+
+def test_random_shots_agree_with_the_event_log(simulator):
+    """Pocketed balls and pockets, scratch, first contact and rail after contact agree with the
+    event log on at least 98% of 200 random shots (breaks, cuts, wild shots on random layouts)."""
+    n = 200
+    rng = np.random.default_rng(2024)
+    kinds: Counter = Counter()
+    bad = []
+    for k in range(n):
+        state, shot = random_shot(simulator, rng)
+        res, seen = observe(simulator, state, shot, rng)
+        d = compare(simulator, res, seen)
+        kinds.update(d)
+        if d:
+            bad.append((k, d, shot))
+    print(f"\nobserved referee vs event log: {n - len(bad)}/{n} shots agree at {FPS:g} fps, "
+          f"{NOISE * 1000:g} mm noise; disagreements by kind: {dict(kinds)}")
+    for k, d, shot in bad:
+        print(f"  shot {k}: {d} {shot}")
+    assert len(bad) <= 0.02 * n
+
+
+def on_line(p, q, dist):
+    """The point ``dist`` [m] beyond p on the line from q through p."""
+    p, q = np.asarray(p, float), np.asarray(q, float)
+    u = (p - q) / np.hypot(*(p - q))
+    return tuple(p + dist * u)
+
+
+def aim(a, b):
+    return math.degrees(math.atan2(b[1] - a[1], b[0] - a[0]))
+
+
+def hand_built(simulator):
+    """name -> (state, shot, what the event log must say): the cases the referee must get exactly."""
+    t, R = simulator.table, simulator.params.R
+    rt = simulator.table.pocket_center[t.pocket_index("rt")]
+    obj = (0.85, 1.85)
+    cue = on_line(obj, rt, 0.5)
+    lb = simulator.table.pocket_center[t.pocket_index("lb")]
+    kick_cue, kick_obj = (0.5, 0.6), (0.5, 1.4)
+    return {
+        "straight-in pot": (TableState.from_dict({0: cue, 1: obj, 9: (0.3, 0.5)}),
+                            ShotParams(aim(cue, obj), 0.0, 2.0, 0.0, -0.3 * R),
+                            dict(first_contact=1, pocketed=((1, "rt"),))),
+        "pot and follow in (scratch)": (TableState.from_dict({0: cue, 1: obj}),
+                                        ShotParams(aim(cue, obj), 0.0, 2.5, 0.0, 0.5 * R),
+                                        dict(first_contact=1, pocketed=((1, "rt"), (0, "rt")))),
+        "scratch touching nothing": (TableState.from_dict({0: (0.3, 0.3), 5: (0.8, 1.6)}),
+                                     ShotParams(aim((0.3, 0.3), lb), 0.0, 1.5),
+                                     dict(first_contact=None, pocketed=((0, "lb"),))),
+        "cushion-first kick": (TableState.from_dict({0: kick_cue, 3: kick_obj}),
+                               # 2 degrees inside the mirror image: the cushion throws the ball long
+                               ShotParams(aim(kick_cue, (-kick_obj[0], kick_obj[1])) - 2.0, 0.0, 2.0),
+                               dict(first_contact=3)),
+        "miss touching nothing": (TableState.from_dict({0: (0.5, 0.5), 2: (0.9, 1.8), 11: (0.2, 1.9)}),
+                                  ShotParams(80.0, 0.0, 0.6),
+                                  dict(first_contact=None, pocketed=(), rail_after_contact=False)),
+        "thin cut": (TableState.from_dict({0: (0.4, 0.6), 4: (0.45, 1.2), 12: (0.8, 1.7)}),
+                     ShotParams(aim((0.4, 0.6), (0.45 + 1.9 * R, 1.2)), 0.0, 1.5),
+                     dict(first_contact=4)),
+    }
+
+
+@pytest.mark.parametrize("name", ["straight-in pot", "pot and follow in (scratch)", "scratch touching nothing",
+                                  "cushion-first kick", "miss touching nothing", "thin cut"])
+def test_hand_built_shots_agree_exactly(simulator, name):
+    state, shot, want = hand_built(simulator)[name]
+    rng = np.random.default_rng(11)
+    for rep in range(5):                     # five draws of the camera noise
+        res, seen = observe(simulator, state, shot, rng)
+        facts = truth(simulator, res)
+        for key, value in want.items():      # the case is what its name says
+            assert getattr(facts, key) == value, f"{name}: the engine gives {key} = {getattr(facts, key)}"
+        assert compare(simulator, res, seen) == [], f"{name} (draw {rep}): {seen.facts} vs {facts}"
+        assert seen.facts.pocketed == facts.pocketed
+        assert seen.facts.balls_to_rail == facts.balls_to_rail
+
+
+def test_breaks_agree_exactly(simulator):
+    """Breaks from the head string: contacts, drops and the balls driven to a rail (WPA 3.3d)."""
+    rng = np.random.default_rng(3)
+    for _ in range(8):
+        state = rack_8ball(simulator.table, simulator.params.R, rng)
+        res, seen = observe(simulator, state, ShotParams(90.0 + rng.normal(0, 0.3), 0.0, rng.uniform(5, 8)), rng)
+        assert compare(simulator, res, seen) == []
+        assert seen.facts.first_contact == truth(simulator, res).first_contact == int(state.ids[1])   # the apex ball
+        assert seen.facts.balls_to_rail == truth(simulator, res).balls_to_rail
+
+
+def test_ball_lost_mid_table_is_vanished_not_pocketed(simulator):
+    """A ball that disappears far from every pocket is reported, not given a pocket."""
+    state = TableState.from_dict({0: (0.5, 0.5), 1: (0.55, 1.2), 5: (0.6, 1.6)})
+    res = simulator.simulate(state, ShotParams(aim((0.5, 0.5), (0.55, 1.2)), 0.0, 1.0))
+    times, ids, pos = camera(simulator, state, res, np.random.default_rng(1))
+    assert 5 not in truth(simulator, res).pocketed_ids
+    pos[len(times) // 2:, list(ids).index(5)] = np.nan        # the camera loses ball 5
+    seen = observe_tracks(times, ids, pos, simulator.table, simulator.params.R)
+    assert seen.vanished == {5}
+    assert 5 not in seen.facts.pocketed_ids
+    assert seen.facts.first_contact == 1
+
+
+def test_ball_lost_while_rolling_mid_table_is_vanished(simulator):
+    """Even a moving ball, lost where its flight reaches no pocket, is not pocketed."""
+    state = TableState.from_dict({0: (0.5, 0.4), 1: (0.5, 0.9)})
+    res = simulator.simulate(state, ShotParams(90.0, 0.0, 2.0))
+    times, ids, pos = camera(simulator, state, res, np.random.default_rng(2))
+    j = list(ids).index(1)
+    moving = np.flatnonzero(np.hypot(*(pos[:, j] - pos[0, j]).T) > 0.1)[0]
+    assert 0.3 < pos[moving, j, 1] < 1.9            # mid-table, far from any pocket
+    pos[moving:, j] = np.nan
+    seen = observe_tracks(times, ids, pos, simulator.table, simulator.params.R)
+    assert seen.vanished == {1} and seen.facts.pocketed == ()
+
+
+def test_cue_ball_unseen_around_contact_is_noted(simulator):
+    """Frames without the cue ball around the first contact: the contact still comes out of its
+    path, and the gap is noted for the service."""
+    state, shot, _ = hand_built(simulator)["straight-in pot"]
+    res = simulator.simulate(state, shot)
+    times, ids, pos = camera(simulator, state, res, np.random.default_rng(4))
+    hit = res.events.time[res.events.kind == 1][0]
+    k = int(np.searchsorted(times, hit))
+    pos[k - 1:k + 3, list(ids).index(0)] = np.nan
+    seen = observe_tracks(times, ids, pos, simulator.table, simulator.params.R)
+    assert seen.facts.first_contact == 1 and seen.facts.pocketed == ((1, "rt"),)
+    assert any("not seen" in note for note in seen.undecided)
+
+
+def test_snapshots_give_the_same_facts_as_arrays(simulator):
+    state, shot, _ = hand_built(simulator)["pot and follow in (scratch)"]
+    res = simulator.simulate(state, shot)
+    times, ids, pos = camera(simulator, state, res, np.random.default_rng(5))
+    frames = [Snapshot(float(t), {int(b): (float(x), float(y)) for b, (x, y) in zip(ids, p) if np.isfinite(x)})
+              for t, p in zip(times, pos)]
+    a = observe_shot(frames, simulator.table, simulator.params.R, aim_deg=shot.phi)
+    b = observe_tracks(times, ids, pos, simulator.table, simulator.params.R, aim_deg=shot.phi)
+    assert a == b
+    assert a.facts.pocketed_ids == {0, 1}
+
+
+def test_refuses_frames_it_cannot_read(simulator):
+    with pytest.raises(ValueError, match="cue ball"):
+        observe_shot([Snapshot(0.0, {1: (0.5, 0.5)}), Snapshot(0.1, {1: (0.5, 0.5)})], simulator.table,
+                     simulator.params.R)
+    with pytest.raises(ValueError, match="increasing times"):
+        observe_shot([Snapshot(0.1, {0: (0.5, 0.5)}), Snapshot(0.1, {0: (0.5, 0.5)})], simulator.table,
+                     simulator.params.R)
