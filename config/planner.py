@@ -67,7 +67,7 @@ def parse_planner_settings(root: Section) -> PlannerSettings:
         ply=se.integer("ply", "an integer in 1..3", lo=1, hi=3),
         breadth=se.integer("breadth", "an integer >= 1", lo=1),
         breadth_deep=se.integer("breadth_deep", "an integer >= 1", lo=1),
-        time_budget=se.number("time_budget", "a positive number of seconds", positive=True),
+        wall_cap_s=se.number("wall_cap_s", "a positive number of seconds", positive=True),
         cutoff_slack=se.number("cutoff_slack", "a number in [0, 1]", lo=0.0, hi=1.0),
         verify_top=se.integer("verify_top", "an integer >= 1", lo=1),
         verify_samples=se.integer("verify_samples", "an integer >= 0", lo=0),

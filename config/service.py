@@ -51,7 +51,6 @@ class ServiceSettings:
     players: Players
     camera: CameraTiming
     ball_in_hand_tolerance: float
-    decision_cap_s: float
     api: ApiSettings
     runs_dir: str
     record_shot_frames: bool
@@ -76,7 +75,6 @@ def parse_service_settings(root: Section) -> ServiceSettings:
             stale_s=cam.number("stale_s", secs, positive=True),
             max_shot_s=cam.number("max_shot_s", secs, positive=True)),
         ball_in_hand_tolerance=root.number("ball_in_hand_tolerance", "a positive number of metres", positive=True),
-        decision_cap_s=root.number("decision_cap_s", secs, positive=True),
         api=ApiSettings(api.string("host", "a host name or IP address"),
                         api.integer("port", "a TCP port (1..65535)", lo=1, hi=65535),
                         api.string("token", "a string (\"\" = from CUEROBOT_API_TOKEN or generated)")),

@@ -12,8 +12,9 @@ envelope exceeds what the robot declared (``config.planner.check_planner_within_
 """
 from __future__ import annotations
 
+import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -26,10 +27,12 @@ from planner.physics.engine import Simulator
 from planner.rules.game import CalledShot, GameState, InHand
 from planner.safety import SafetyChoice, SafetySearch
 from planner.search import greedy, montecarlo, probabilistic
-from planner.search.common import Scored, SearchConfig, SearchContext
+from planner.search.common import Scored, SearchConfig, SearchContext, past
 from planner.search.winprob import mean_win_probability
 from planner.shot import PRESETS, ErrorModel, ShotLimits, ShotParams, error_label
 from planner.state import CUE, TableState
+
+log = logging.getLogger(__name__)
 
 SEARCHES = {"greedy": greedy, "prob": probabilistic, "mc": montecarlo}   # modules: search(), SAMPLED
 IN_HAND_KEEP = 3                              # placements searched after the quick evaluation
@@ -42,12 +45,15 @@ class Decision:
     call for safeties); kind: 'break', 'straight', 'bank', 'kick', 'combo', 'safety' (the
     deliberate foul included) or 'fallback';
     estimate: the success-probability estimate of a shot, or for a safety the opponent's
-    evaluation after it; cue_pos: (x, y) [m] where to place the cue ball when in hand, else None."""
+    evaluation after it; cue_pos: (x, y) [m] where to place the cue ball when in hand, else None;
+    capped: the search was cut by the wall-clock safety cap ``search.wall_cap_s`` (planner.yaml)
+    before its sample budgets ran out, so the decision may differ from machine to machine."""
     shot: ShotParams
     call: CalledShot | None
     kind: str
     estimate: float
     cue_pos: tuple[float, float] | None = None
+    capped: bool = False
 
 
 def place_cue(state: TableState, pos) -> TableState:
@@ -91,14 +97,23 @@ class Planner:
 
     # ---- the decision ---------------------------------------------------------------------
     def choose(self, state: TableState, game: GameState) -> Decision:
-        """Decide the next shot for the player to move. Raises ValueError if the rack is over."""
+        """Decide the next shot for the player to move. Raises ValueError if the rack is over.
+        The search ends by its sample and node budgets; the wall-clock cap ``search.wall_cap_s``
+        only stops a runaway search (then ``Decision.capped`` is set and a warning logged)."""
         if game.is_over:
             raise ValueError(f"the rack is over (player {game.winner} won)")
         if game.is_break:
             return self._break(state)
+        deadline = time.perf_counter() + self.cfg.search.wall_cap_s
         if game.in_hand is not InHand.NONE:
-            return self._in_hand(state, game)
-        return self._decide(state, game, time.perf_counter() + self.cfg.search.time_budget)
+            d = self._in_hand(state, game, deadline)
+        else:
+            d = self._decide(state, game, deadline)
+        if past(deadline):
+            log.warning("the decision hit the wall-clock safety cap search.wall_cap_s = %s s: the best shot "
+                        "so far is played", self.cfg.search.wall_cap_s)
+            d = replace(d, capped=True)
+        return d
 
     def _candidates(self, state: TableState, game: GameState, kitchen: bool) -> list[CandidateShot]:
         cands = self.movegen.generate(state, game)
@@ -151,7 +166,7 @@ class Planner:
                     out.append(p)
         return out
 
-    def _in_hand(self, state: TableState, game: GameState) -> Decision:
+    def _in_hand(self, state: TableState, game: GameState, deadline: float) -> Decision:
         """Evaluate every grid placement, search the best few, play the best."""
         kitchen = game.in_hand is InHand.BEHIND_HEAD_STRING
         placed = GameState(game.object_balls, game.shooter, game.groups, False, InHand.NONE,
@@ -162,7 +177,6 @@ class Planner:
             cands = self._candidates(s, placed, kitchen)
             scored.append((max((c.p for c in cands), default=0.0), tuple(p), s))
         scored.sort(key=lambda x: -x[0])
-        deadline = time.perf_counter() + self.cfg.search.time_budget
         best = None
         for _, p, s in scored[:IN_HAND_KEEP]:
             d = self._decide(s, placed, deadline, kitchen, cue_pos=(float(p[0]), float(p[1])))

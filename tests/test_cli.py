@@ -22,15 +22,20 @@ def test_help_lists_the_subcommands():
         assert name in out.stdout
 
 
-def test_main_job_plays_a_whole_game_with_no_flags():
-    out = cli("run", timeout=900)
+def test_main_job_plays_a_whole_game_with_no_flags(tmp_path):
+    """The README's main command: a whole game through the controller service on the simulated
+    hardware (pty robot, rendered camera, vision, observed referee), recorded under runs/."""
+    out = subprocess.run([sys.executable, "-m", "controller.cli", "run"], capture_output=True, text=True,
+                         timeout=900, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert "mc (player 0) breaks" in lines[0]
-    assert ": break" in lines[1]
-    # the rack ends with a winner or, at worst, the shot cap; each player's statistics follow
-    assert any(l.startswith(("winner:", "game abandoned")) for l in lines)
-    assert sum("straight-in" in l for l in lines) == 2
+    assert lines[0].startswith("8-ball on the sim backend, a new rack: the robot (mc)")
+    assert any("mc (robot): break" in l for l in lines)
+    assert lines[-1].startswith("winner: ")
+    runs = list((tmp_path / "runs").glob("*/game.jsonl"))
+    assert len(runs) == 1
+    records = [json.loads(l) for l in runs[0].read_text().splitlines()]
+    assert records[-1]["type"] == "end" and records[-1]["winner_name"] in lines[-1]
 
 
 def test_perturbed_theta_never_below_horizontal():

@@ -1,52 +1,216 @@
-"""``cuerobot run``: the main job, a whole 8-ball game on simulated hardware.
+"""``cuerobot run``: the main job, a whole 8-ball game through the controller service, and
+``cuerobot bench controller``.
 
-Until the controller service exists this is the fullest run there is: two planners play a rack
-on the physics engine, every shot executed with the robot's error model and ruled by the
-referee. The shot-by-shot log goes to stdout.
+The service (controller/service/) plays the robot's planner against the opponent: on the ``sim``
+backend the simulated robot on its pty, driven through the real driver, the simulated camera
+rendering the physics world, vision, the observed referee; on ``serial`` the robot of
+config/robot.yaml and the camera of config/camera.yaml against a person. One line per shot goes to
+stdout, the recording to ``runs/<timestamp>/`` (docs/recording.md), the dashboard to the
+address of config/service.yaml.
 """
 from __future__ import annotations
+
+import json
+import logging
+import sys
+import threading
+import time
 
 import numpy as np
 
 
 def _run(args) -> int:
-    from planner.decision import make_planner
-    from planner.match import play_game
+    from config.reader import ConfigError
 
-    seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(1 << 31))
-    a, b = args.players
-    pa = make_planner(a, args.noise, seed)
-    pb = make_planner(b, args.noise, seed + 1)
-    names = (f"{a} (player 0)", f"{b} (player 1)")
-    print(f"8-ball, {names[0]} breaks against {names[1]}; noise {args.noise}, seed {seed}")
+    try:
+        return _play(args)
+    except (ConfigError, ValueError, FileNotFoundError) as e:
+        print(f"cuerobot run: {e}", file=sys.stderr)
+        return 2
 
-    def show(rec, state):
-        call = "" if rec.call is None else (" safety" if rec.call == ("safety",)
-                                             else f" calls {rec.call[0]} in {rec.call[1]}")
-        pots = ", ".join(f"{'cue' if b == 0 else b} in {p}" for b, p in rec.pocketed) or "nothing"
-        est = "-" if rec.estimate != rec.estimate else f"{rec.estimate:.2f}"
-        fouls = f" FOUL {'+'.join(rec.fouls)}" if rec.fouls else ""
-        print(f"  {names[rec.player]:>18}: {rec.kind}{call} (est. {est}, "
-              f"{rec.decision_s:.2f} s) -> pocketed {pots}{fouls}; {rec.reason}, "
-              f"{len(state.ids)} balls on the table", flush=True)
 
-    rec = play_game(pa, pb, seed, args.noise, on_shot=show)
-    if rec.winner is None:
-        print(f"game abandoned after {len(rec.shots)} shots")
+def _play(args) -> int:
+    from config.settings import load_settings
+    from controller.service.setup import build_game, resume_state
+    from hil.recording import new_run_dir, read_run
+
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    if args.resume:
+        rec = read_run(args.resume)
+        resumed = resume_state(rec)
+        settings = load_settings(rec.config_dir)
+        seed, run_dir, meta = resumed.seed, rec.root, rec.meta
+        backend = args.backend or meta.get("backend")
+        players = tuple(meta.get("players") or ())
+        noise = meta.get("noise", args.noise)
+        config_source = rec.config_dir
     else:
-        print(f"winner: {names[rec.winner]} after {len(rec.shots)} shots")
-    for k in (0, 1):
-        st = rec.stats(k)
-        print(f"  {names[k]}: straight-in {st['sis'][0]}/{st['sis'][1]}, safeties {st['ss'][0]}/{st['ss'][1]}, "
-              f"median decision {np.median(st['decision_s']) if st['decision_s'] else 0:.2f} s")
+        settings = load_settings(args.config)
+        resumed = None
+        seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(1 << 31))
+        backend = args.backend or settings.service.backend
+        players = tuple(args.players) if args.players else (settings.service.players.robot,
+                                                            settings.service.players.opponent)
+        noise = args.noise
+        run_dir = new_run_dir(settings.service.runs_dir)
+        config_source = args.config
+    opp = f"the simulated opponent ({players[1]})" if backend == "sim" else "a person"
+    what = f"resuming after shot {resumed.shots}" if resumed else "a new rack"
+    print(f"8-ball on the {backend} backend, {what}: the robot ({players[0]}) against {opp}; "
+          f"seed {seed}; recording to {run_dir}", flush=True)
+    game = build_game(settings, seed=seed, backend=backend, players=players, noise=noise, run_dir=run_dir,
+                      resume=resumed, out=lambda line: print(line, flush=True), config_source=config_source,
+                      meta={"argv": sys.argv[1:]})
+    dashboard = None
+    try:
+        if not args.no_dashboard:
+            dashboard = _dashboard(game.service, settings.service.api)
+        winner = _serve(game.service)
+    finally:
+        if dashboard is not None:
+            dashboard.stop()
+        game.close()
+    svc = game.service
+    lat = [r["latency_s"] for r in svc.game_log() if r.get("type") == "shot" and r.get("latency_s") is not None]
+    tail = f"; robot's latency at rest -> SHOT sent: median {np.median(lat):.2f} s" if lat else ""
+    if winner is None:
+        print(f"stopped after {svc.n} shots ({svc.machine.state.value}); continue with: "
+              f"cuerobot run --resume {run_dir}{tail}")
+        return 1
+    print(f"winner: {svc.names[winner]} after {svc.n} shots{tail}")
+    return 0
+
+
+def _serve(service) -> int | None:
+    """Run the service on a thread so that Ctrl-C stops it between shots (``Service.stop``)."""
+    box: dict = {}
+
+    def target():
+        try:
+            box["winner"] = service.run()
+        except BaseException as e:      # re-raised on the main thread
+            box["error"] = e
+
+    th = threading.Thread(target=target, name="cuerobot-service", daemon=True)
+    th.start()
+    try:
+        while th.is_alive():
+            th.join(0.2)
+    except KeyboardInterrupt:
+        print("stopping (Ctrl-C): the service stops before its next shot", file=sys.stderr, flush=True)
+        service.stop()
+        th.join()
+    if "error" in box:
+        raise box["error"]
+    return box.get("winner")
+
+
+def _play_unattended(service) -> str | None:
+    """Play a game with nobody at the dashboard: None when it ends; the reason when the service
+    pauses or faults (it is then stopped: the game stalled)."""
+    from controller.service.states import State
+
+    th = threading.Thread(target=service.run, name="cuerobot-service", daemon=True)
+    th.start()
+    service.machine.wait_for((State.GAME_OVER, State.PAUSED, State.FAULTED))
+    stalled = service.machine.reason if service.machine.state is not State.GAME_OVER else None
+    service.stop()
+    th.join()
+    return stalled
+
+
+def _dashboard(service, api):
+    """Start the dashboard (controller.api) if it is installed and its address is free."""
+    try:
+        from controller.api import ApiServerError, resolve_token, start_dashboard
+    except ImportError as e:
+        print(f"dashboard: not available ({e})", flush=True)
+        return None
+    try:
+        server = start_dashboard(service, api)
+    except ApiServerError as e:
+        print(f"dashboard: not started: {e}", flush=True)
+        return None
+    source = resolve_token(api.token).source
+    if source != "generated":
+        where = "service.yaml api.token" if source == "config" else "$CUEROBOT_API_TOKEN"
+        print(f"dashboard: control token from {where}", flush=True)
+    return server
+
+
+def _bench(args) -> int:
+    from config.reader import ConfigError
+    from config.settings import load_settings
+    from controller.service.bench import BenchResult, add_game, baseline, format_report
+    from controller.service.setup import build_game, hello_limits
+    from hil.recording import new_run_dir
+    from planner.decision import make_planner
+    from planner.shot import error_model_for
+
+    logging.basicConfig(level=logging.ERROR, stream=sys.stderr)
+    try:
+        settings = load_settings(args.config)
+    except ConfigError as e:
+        print(f"cuerobot bench controller: {e}", file=sys.stderr)
+        return 2
+    players = tuple(args.players) if args.players else (settings.service.players.robot,
+                                                        settings.service.players.opponent)
+    res = BenchResult()
+    records_all = []
+    limits = None
+    for g in range(args.games):
+        run_dir = new_run_dir(args.runs_dir or settings.service.runs_dir)
+        game = build_game(settings, seed=args.seed + g, players=players, run_dir=run_dir,
+                          out=None if args.json else (lambda line: print(line, flush=True)),
+                          meta={"argv": sys.argv[1:], "bench": True})
+        t0 = time.perf_counter()
+        try:
+            stalled = _play_unattended(game.service)
+            wall = time.perf_counter() - t0
+            records = game.service.game_log()
+            add_game(res, records, game.truth.facts, settings.table.table.pocket_ids, wall,
+                     game.service.refused_for_limits, stalled)
+            records_all += records
+            limits = hello_limits(game.backend.actuator.hello)
+        finally:
+            game.close()
+        if not args.json:
+            print(f"game {g + 1}/{args.games}: {wall:.1f} s, {run_dir}" + (f"; STALLED: {stalled}" if stalled else ""),
+                  flush=True)
+    error, _ = error_model_for(settings.robot.error_sigmas, args.noise)
+    planner = make_planner(players[0], error, args.seed, tcfg=settings.table,
+                           pcfg=settings.planner,
+                           limits=limits[0], limits_source=limits[1])
+    res.baseline_s = baseline(planner, records_all)
+    s = res.summary()
+    print(json.dumps(s) if args.json else format_report(s, players, res.disagreements))
     return 0
 
 
 def register(sub) -> None:
-    p = sub.add_parser("run", help="the main job: play a whole 8-ball game on the simulated hardware")
-    p.add_argument("--players", nargs=2, default=("mc", "greedy"), metavar=("A", "B"),
-                   help="planners: greedy, prob or mc (A breaks; default mc greedy)")
-    p.add_argument("--seed", type=int, default=None, help="random seed (default: fresh)")
+    p = sub.add_parser("run", help="the main job: a whole 8-ball game through the controller service")
+    p.add_argument("--players", nargs=2, default=None, metavar=("ROBOT", "OPPONENT"),
+                   help="planners: greedy, prob or mc (default config/service.yaml players: mc greedy)")
+    p.add_argument("--seed", type=int, default=None, help="seed of the whole game (rack, noise, planners)")
     p.add_argument("--noise", choices=("high", "low", "none"), default="high",
-                   help="robot execution-error preset")
+                   help="the error model the robot's planner assumes when config/robot.yaml has no error_sigmas")
+    p.add_argument("--backend", choices=("sim", "serial"), default=None,
+                   help="sim: simulated robot, camera and world; serial: the hardware (default config/service.yaml)")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue the game recorded in RUN_DIR (e.g. runs/<id>)")
+    p.add_argument("--config", metavar="DIR", help="configuration directory (default config/)")
+    p.add_argument("--no-dashboard", action="store_true", help="do not start the dashboard")
     p.set_defaults(func=_run)
+
+
+def register_bench(bench_sub) -> None:
+    p = bench_sub.add_parser("controller", help="whole games through the service: latency, referee agreement")
+    p.add_argument("--games", type=int, default=1, help="games to play (default 1)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first game (game g: seed + g)")
+    p.add_argument("--players", nargs=2, default=None, metavar=("ROBOT", "OPPONENT"),
+                   help="planners (default config/service.yaml players)")
+    p.add_argument("--noise", choices=("high", "low", "none"), default="high",
+                   help="the robot planner's error model when config/robot.yaml has none")
+    p.add_argument("--config", metavar="DIR", help="configuration directory (default config/)")
+    p.add_argument("--runs-dir", help="where the games are recorded (default config/service.yaml runs_dir)")
+    p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    p.set_defaults(func=_bench)

@@ -36,7 +36,7 @@ class SearchConfig:
     ply: int
     breadth: int
     breadth_deep: int
-    time_budget: float
+    wall_cap_s: float
     cutoff_slack: float
     verify_top: int
     verify_samples: int

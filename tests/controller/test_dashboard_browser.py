@@ -1,13 +1,16 @@
 """The dashboard page in a real headless Chromium (Debian's chromium + chromium-driver, driven by
 Selenium with both paths given, so Selenium Manager never downloads anything).
 
-``running_service`` yields (service, url, token) for a service behind a running dashboard. Today it
-is the ServiceControl double; the controller service's sim backend will take its place (see the
-fixture). ``running_double`` stays on the double for the tests that push events by hand.
+``running_service`` yields (service, url, token): the controller service on the sim backend (the
+simulated robot on its pty behind the real driver, the rendered camera, vision, the planners)
+behind a running dashboard, paused before its first shot so that the frame and the plan hold
+still while the page is read. ``running_double`` is the ServiceControl double, for the tests that
+push events by hand.
 """
 from __future__ import annotations
 
 import os
+import time
 
 import cv2
 import numpy as np
@@ -59,21 +62,30 @@ def running_double():
 
 
 @pytest.fixture
-def running_service(running_double):
-    """(service, url, token): a service behind a running dashboard.
+def running_service(tmp_path):
+    """(service, url, token): the real service (greedy against greedy, seed 2) with its dashboard
+    on 127.0.0.1, port 0; paused once its first plan is published (the pause lands before the
+    shot is sent)."""
+    from service_harness import Runner, make_game
 
-    To switch to the real service: start the controller service on the sim backend (simulated
-    robot, camera and world) with its dashboard on 127.0.0.1 port 0 and a known token, wait until
-    it has a frame and a plan, yield (service, the dashboard's URL, the token), then stop it.
-    ``estop_reached`` below must then ask the simulated robot whether it reports ESTOP.
-    """
-    yield running_double
+    from controller.service.states import State
 
-
-def estop_reached(service) -> bool:
-    """Whether the e-stop got through. On the double: its estop() was called. (Real service: the
-    simulated robot reports ESTOP.)"""
-    return "estop" in service.calls
+    game = make_game(tmp_path / "run", seed=2)
+    server, url = _serve(game.service)
+    run = Runner(game.service)
+    try:
+        deadline = time.monotonic() + 300
+        while game.service.plan() is None:
+            assert run.thread.is_alive() and time.monotonic() < deadline, "no plan published"
+            time.sleep(0.05)
+        game.service.pause()
+        run.wait(State.PAUSED, timeout=120)
+        yield game.service, url, TOKEN, game
+    finally:
+        server.stop()
+        game.service.stop()
+        run.thread.join(30)
+        game.close()
 
 
 def wait(driver, predicate, what: str):
@@ -105,7 +117,7 @@ def give_token(driver, token: str) -> None:
 
 
 def test_page_shows_frame_and_plan_and_its_estop_stops_the_robot(running_service, browser):
-    service, url, token = running_service
+    service, url, token, game = running_service
     browser.get(url)
     wait(browser, lambda d: text_of(d, "live") == "live", "the event stream to connect")
     assert wait(browser, frame_size, "the frame") == png_size(service.frame_png())
@@ -120,7 +132,8 @@ def test_page_shows_frame_and_plan_and_its_estop_stops_the_robot(running_service
     browser.execute_script("window.notReloaded = true;")
     give_token(browser, token)
     browser.find_element(By.ID, "estop").click()
-    wait(browser, lambda d: estop_reached(service), "the e-stop to reach the service")
+    # the simulated robot, asked over its serial line (STATUS), reports ESTOP
+    wait(browser, lambda d: game.backend.actuator.status().state == "ESTOP", "the simulated robot to report ESTOP")
     # The page learns the new state from the event stream, without a reload.
     wait(browser, lambda d: text_of(d, "state") == service.status()["state"], "the page to show the new state")
     assert text_of(browser, "fault") == f"Fault: {service.status()['fault']}"

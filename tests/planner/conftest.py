@@ -35,7 +35,7 @@ def coarse_movegen():
 def small_pcfg():
     p = load_planner_settings()
     return dataclasses.replace(p, grid=TINY, search=dataclasses.replace(
-        p.search, samples=6, samples_deep=3, breadth=3, breadth_deep=1, time_budget=3.0,
+        p.search, samples=6, samples_deep=3, breadth=3, breadth_deep=1, wall_cap_s=3.0,
         safety_candidates=6, in_hand_grid=3))
 
 

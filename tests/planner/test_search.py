@@ -31,6 +31,23 @@ def test_search_picks_the_easy_shot(make, name):
     assert d.kind == "straight" and d.estimate > 0.65
 
 
+def test_the_wall_clock_cap_only_stops_a_runaway_search_and_says_so(table_config, small_pcfg, tiny_difficulty,
+                                                                    caplog):
+    from planner.decision import make_planner
+
+    def decide(cap_s):
+        pcfg = dataclasses.replace(small_pcfg, search=dataclasses.replace(small_pcfg.search, wall_cap_s=cap_s))
+        return make_planner("mc", "high", 5, tcfg=table_config, pcfg=pcfg,
+                            difficulty=tiny_difficulty).choose(EASY_HARD, SOLIDS_P0)
+
+    free, again = decide(1e6), decide(1e6)
+    assert not free.capped and free == again          # budgets in samples: the same decision twice
+    caplog.clear()
+    cut = decide(1e-9)                                 # the cap fires before the first sample
+    assert cut.capped and "wall_cap_s" in caplog.text
+    assert cut.kind in ("straight", "bank", "kick", "combo", "safety", "fallback")
+
+
 def test_batch_rulings_match_the_referee_on_full_event_logs(simulator):
     rng = np.random.default_rng(4)
     shot = ShotParams(225.0, 0.0, 1.2)
