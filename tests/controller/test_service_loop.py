@@ -178,80 +178,58 @@ def play_through_faults(game, run, until_faults: int = 1, timeout: float = 180.0
         run.wait((State.WAITING_FOR_REST, State.OBSERVING, State.GAME_OVER), timeout)
 
 
-def test_robot_silent_during_a_shot_faults_then_resumes(tmp_path, fakes):
-    game = make_game(tmp_path / "run", seed=5)
-    hook_planning(game, lambda k: k == 1 and game.backend.robot.go_silent(3.0))
+def play_with_a_fault(run_dir, inject, until_faults: int = 1):
+    """A game (seed 5) in which ``inject(game)`` is called inside the robot's second decision,
+    every fault resumed, played to the end and its recording checked. Returns (faults seen,
+    the game, the shot records)."""
+    game = make_game(run_dir, seed=5)
+    hook_planning(game, lambda k: k == 1 and inject(game))
     try:
         run = Runner(game.service)
-        faults = play_through_faults(game, run)
+        faults = play_through_faults(game, run, until_faults)
         run.join()
         strikes = list(game.backend.world.strikes)
     finally:
         game.close()
+    return faults, game, check_recording(run_dir, pocket_ids(), strikes)["shots"]
+
+
+def fault_once(**kw):
+    """An injection that switches the simulated robot's faults to ``kw`` for the shot in hand
+    and off again at the next decision."""
+    def inject(game):
+        robot = game.backend.robot
+        faults_on(robot, **kw)
+        hook_planning(game, lambda k: k == 0 and faults_on(robot))
+    return inject
+
+
+def test_robot_silent_during_a_shot_faults_then_resumes(tmp_path, fakes):
+    faults, _, _ = play_with_a_fault(tmp_path / "run", lambda game: game.backend.robot.go_silent(3.0))
     assert len(faults) == 1 and "robot:" in faults[0]
-    check_recording(tmp_path / "run", pocket_ids(), strikes)
 
 
 def test_robot_err_estopped_faults_and_resume_homes_it(tmp_path, fakes):
-    game = make_game(tmp_path / "run", seed=5)
-    hook_planning(game, lambda k: k == 1 and game.backend.actuator.estop())
-    try:
-        run = Runner(game.service)
-        faults = play_through_faults(game, run)
-        run.join()
-        strikes = list(game.backend.world.strikes)
-    finally:
-        game.close()
+    faults, _, _ = play_with_a_fault(tmp_path / "run", lambda game: game.backend.actuator.estop())
     assert len(faults) == 1 and "RobotEstopped" in faults[0] and "ERR 14" in faults[0]
-    check_recording(tmp_path / "run", pocket_ids(), strikes)
 
 
 def test_dashboard_estop_stops_before_the_next_shot(tmp_path, fakes):
-    game = make_game(tmp_path / "run", seed=5)
-    hook_planning(game, lambda k: k == 1 and game.service.estop())
-    try:
-        run = Runner(game.service)
-        faults = play_through_faults(game, run)
-        run.join()
-        strikes = list(game.backend.world.strikes)
-    finally:
-        game.close()
+    faults, _, _ = play_with_a_fault(tmp_path / "run", lambda game: game.service.estop())
     assert len(faults) == 1 and "e-stop from the dashboard" in faults[0]
-    check_recording(tmp_path / "run", pocket_ids(), strikes)
 
 
 def test_robot_reset_before_the_strike_faults_and_the_shot_is_sent_once(tmp_path, fakes):
-    game = make_game(tmp_path / "run", seed=5)
-    robot = game.backend.robot
-    hook_planning(game, lambda k: faults_on(robot, reset=1.0, reset_when="before_strike") if k == 1
-                  else faults_on(robot))
-    try:
-        run = Runner(game.service)
-        faults = play_through_faults(game, run)
-        run.join()
-        strikes = list(game.backend.world.strikes)
-    finally:
-        game.close()
+    faults, game, _ = play_with_a_fault(tmp_path / "run", fault_once(reset=1.0, reset_when="before_strike"))
     assert len(faults) == 1 and "ShotNotExecuted" in faults[0]
-    assert robot.counts["reset"] == 1
-    check_recording(tmp_path / "run", pocket_ids(), strikes)
+    assert game.backend.robot.counts["reset"] == 1
 
 
 @pytest.mark.parametrize("kind", ["disconnect", "reset"])
 def test_link_lost_after_the_strike_is_recovered_and_not_repeated(tmp_path, fakes, kind):
-    game = make_game(tmp_path / "run", seed=5)
-    robot = game.backend.robot
-    hook_planning(game, lambda k: faults_on(robot, **{kind: 1.0, f"{kind}_when": "after_strike"}) if k == 1
-                  else faults_on(robot))
-    try:
-        run = Runner(game.service)
-        faults = play_through_faults(game, run, until_faults=0)
-        run.join()
-        strikes = list(game.backend.world.strikes)
-    finally:
-        game.close()
-    assert faults == [] and robot.counts[kind] == 1
-    shots = check_recording(tmp_path / "run", pocket_ids(), strikes)["shots"]
+    faults, game, shots = play_with_a_fault(tmp_path / "run", fault_once(**{kind: 1.0, f"{kind}_when": "after_strike"}),
+                                            until_faults=0)
+    assert faults == [] and game.backend.robot.counts[kind] == 1
     assert sum(bool(s["reply"] and s["reply"]["recovered"]) for s in shots) == 1
 
 
