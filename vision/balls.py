@@ -34,6 +34,16 @@ CLOTH_SRGB = (30, 120, 82)
 COLOUR_NAMES = {0: "white", 1: "yellow", 2: "blue", 3: "red", 4: "purple", 5: "orange", 6: "green",
                 7: "maroon", 8: "black"}
 
+# A snooker set, for the wider rendered domain (vision.render_domain) and colour naming: plain
+# balls (no stripes, no numbers). Ball ids stay 0..15 (docs/frame.md): 0 the cue (white),
+# 1 yellow, 2 green, 3 brown, 4 blue, 5 pink, 6 black, 7..15 reds.
+SNOOKER_COLOURS = {"white": (240, 238, 226), "yellow": (245, 200, 20), "green": (10, 110, 60),
+                   "brown": (110, 55, 25), "blue": (20, 60, 170), "pink": (240, 120, 150),
+                   "black": (20, 20, 22), "red": (200, 20, 25)}
+SNOOKER_NAMES = {i: n for i, n in enumerate(("white", "yellow", "green", "brown", "blue", "pink", "black"))}
+SNOOKER_NAMES.update({i: "red" for i in range(7, 16)})
+SNOOKER_SRGB = {i: SNOOKER_COLOURS[n] for i, n in SNOOKER_NAMES.items()}
+
 STRIPE_HALF_WIDTH = 0.55              # band |z| < this (unit sphere)
 NUMBER_DISC_ANGLE = np.radians(24.0)  # angular radius of a number disc
 

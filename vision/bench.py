@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 from tqdm import tqdm
 
 from planner.table import Table
 from vision.camera import CameraModel, pixels_to_table, sphere_silhouettes, table_to_pixels
+from vision.evaluate import match
 from vision.layouts import rack, random_layout
 from vision.pipeline import TableVision
 from vision.render import RenderedFrame, SyntheticCamera
@@ -36,13 +36,7 @@ class Score:
         """Match detections (xy (M, 2), ids (M,) or None) to the truth one-to-one within ``gate`` [m]."""
         xy = np.asarray(xy, float).reshape(-1, 2)
         self.balls += truth_xy.shape[0]
-        if xy.shape[0] and truth_xy.shape[0]:
-            d = np.linalg.norm(truth_xy[:, None] - xy[None], axis=-1)
-            r, c = linear_sum_assignment(d)
-            ok = d[r, c] < gate
-            r, c = r[ok], c[ok]
-        else:
-            r = c = np.zeros(0, dtype=int)
+        r, c = match(truth_xy, xy, gate)
         self.found += r.size
         self.false += xy.shape[0] - c.size
         self.errors += list(np.linalg.norm(truth_xy[r] - xy[c], axis=1))
@@ -133,6 +127,16 @@ def run_bench(sc: SyntheticCamera, landmarks, n: int = 30, seed: int = 0, reps: 
             naive_centres(f.image, sc.cam, sc.table, sc.R)
             base_times.append(time.perf_counter() - t0)
     return BenchResult(len(frames), float(np.median(times)) * 1000, float(np.median(base_times)) * 1000, ours, base)
+
+
+def to_json(res: BenchResult) -> dict:
+    """The bench's figures as a JSON-ready dict (times in ms, errors in mm)."""
+    def score(s: Score) -> dict:
+        return {"balls": s.balls, "found": s.found, "recall": s.recall, "false_balls": s.false,
+                "rms_mm": s.rms_mm, "max_mm": s.max_mm}
+    return {"frames": res.frames, "ms_per_frame": res.ms, "baseline_ms_per_frame": res.baseline_ms,
+            "speedup": res.baseline_ms / res.ms, "pipeline": {**score(res.ours), "identity": res.ours.identity},
+            "baseline": score(res.baseline)}
 
 
 def report(res: BenchResult) -> str:

@@ -5,12 +5,12 @@ Two modes share one pipeline:
 * calibrated (``TableDetector``): with a posed camera and the table geometry, the work is
   restricted to the table, the expected ball size is known everywhere, the empty table's own
   pockets and edges are known, and each centre is solved in 3-D on the plane z = R;
-* pixels only (``detect_in_pixels``): any table, any balls, given their approximate radius in
-  pixels; centres are the outlines' centres in the image.
+* pixels only (``vision.detect_pixels.detect_in_pixels``): any table, any balls, given their
+  approximate radius in pixels; it reuses the candidates here and finds the cloth in the image.
 
 Stages, each a function over arrays:
 
-1. ``fit_cloth``: the cloth's colour direction (a shadow scales the colour and keeps it) and its
+1. ``fit_cloth`` (``vision.cloth``): the cloth's colour direction (a shadow scales the colour and keeps it) and its
    lit brightness over the image (a quadratic surface), from a sparse grid of pixels, per frame.
 2. ``foreground`` (half resolution): pixels off the cloth's colour, or darker than any shadow.
 3. ``candidates``: peaks of radial-symmetry votes (``symmetry_votes``) inside blobs of foreground
@@ -47,15 +47,12 @@ from vision.camera import (
     sphere_silhouettes,
     table_to_pixels,
 )
-from vision.fits import fit_circles, fit_spheres
+from vision.cloth import ClothModel, fit_cloth, foreground
+from vision.fits import fit_spheres
 from vision.scene import CLOTH, CUSHION, NOSE_FACE, POCKET, RailGeometry, TableScene
 
 LINEAR_LUT = srgb_to_linear(np.arange(256)).astype(np.float32)   # 8-bit sRGB -> linear light
 
-# foreground (half resolution, 8-bit colours)
-CHROMA_TAN = np.tan(np.radians(5.0))   # colour further than this angle from the cloth's: not cloth
-DARK_FRACTION = 0.42                   # darker than this share of the lit cloth: not cloth (the 8)
-HOLE_LIT = 0.3                         # over a pocket only colours this bright (share of cloth) count
 # candidates
 FILL_MIN = 0.6                        # a candidate's square is at least this full of foreground
 VOTES_MIN = 1.5                        # smoothed symmetry votes at a candidate (a lone ball: ~10+)
@@ -102,90 +99,6 @@ class Detections:
     def take(self, keep) -> "Detections":
         return Detections(*(getattr(self, f)[keep] for f in
                             ("px", "r_px", "xy", "rms_px", "n_edges", "fill", "cloth_v")))
-
-
-# ---- 1-2. cloth model and foreground --------------------------------------------------------
-@dataclass(frozen=True)
-class ClothModel:
-    """chroma: (3,) unit direction of the cloth's 8-bit BGR colour; coef: (6,) quadratic brightness
-    surface b(u, v) = c0 + c1 u + c2 v + c3 u^2 + c4 u v + c5 v^2 along ``chroma`` (u, v in
-    half-resolution pixels scaled by ``scale``); level: the median brightness along ``chroma``."""
-    chroma: np.ndarray
-    coef: np.ndarray
-    scale: float
-    level: float
-
-    @property
-    def linear_colour(self) -> np.ndarray:
-        """(3,) the typical lit cloth colour in linear light (BGR)."""
-        return srgb_to_linear(np.clip(self.chroma * self.level, 0, 255))
-
-    def brightness(self, u, v) -> np.ndarray:
-        u, v = np.asarray(u, np.float64) * self.scale, np.asarray(v, np.float64) * self.scale
-        c = self.coef
-        return c[0] + c[1] * u + c[2] * v + c[3] * u * u + c[4] * u * v + c[5] * v * v
-
-
-def fit_cloth(samples: np.ndarray, u: np.ndarray, v: np.ndarray, scale: float) -> ClothModel:
-    """Fit the cloth model to sampled BGR pixels (N, 3) at (u, v) (N,), most of which are cloth.
-
-    The chroma is the dominant colour direction (the fullest cell of a chromaticity histogram, then
-    the mean of the samples within twice CHROMA_TAN of it, twice); the brightness surface is a least-squares
-    quadratic refitted once without the samples darker than 85 % of it (shadows).
-    Raises ValueError if no cloth is seen.
-    """
-    s = samples.astype(np.float64)
-    norm = np.linalg.norm(s, axis=1)
-    ok = norm > 20
-    if ok.sum() < 12:
-        raise ValueError("no cloth colour found: the sampled table area is black")
-    unit = s[ok] / norm[ok, None]
-    # the commonest colour direction: the fullest cell of a chromaticity histogram (O(N), no BLAS)
-    chrom = unit[:, :2] / unit.sum(axis=1, keepdims=True)
-    cell = np.clip((chrom * 24).astype(np.intp), 0, 23)
-    key = cell[:, 0] * 24 + cell[:, 1]
-    c = unit[key == np.argmax(np.bincount(key, minlength=576))].mean(axis=0)
-    c /= np.linalg.norm(c)
-    for _ in range(2):
-        cos = np.einsum("ij,j->i", unit, c)
-        near = cos > np.cos(np.arctan(2 * CHROMA_TAN))
-        if near.sum() < 12:
-            raise ValueError("no dominant cloth colour found in the table area")
-        c = unit[near].mean(axis=0)
-        c /= np.linalg.norm(c)
-    idx = np.flatnonzero(ok)[near]
-    a = np.einsum("ij,j->i", s[idx], c)
-    uu, vv = u[idx] * scale, v[idx] * scale
-    A = np.stack([np.ones_like(uu), uu, vv, uu * uu, uu * vv, vv * vv], axis=1)
-    coef = _lstsq(A, a)
-    keep = a > 0.85 * np.einsum("ij,j->i", A, coef)
-    if keep.sum() >= 12:
-        coef = _lstsq(A[keep], a[keep])
-    return ClothModel(chroma=c, coef=coef, scale=scale, level=float(np.median(a)))
-
-
-def _lstsq(A: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Least squares by the normal equations, without BLAS threads (small systems, every frame)."""
-    return np.linalg.solve(np.einsum("ki,kj->ij", A, A) + 1e-9 * np.eye(A.shape[1]), np.einsum("ki,k->i", A, b))
-
-
-def foreground(half: np.ndarray, model: ClothModel, bright: np.ndarray,
-               hole: np.ndarray | None = None) -> np.ndarray:
-    """(h, w) uint8 mask (255 = not cloth) of a BGR image given the cloth model.
-
-    bright: (h, w) the lit cloth brightness ``model.brightness`` at each pixel; hole: (h, w) bool
-    where the empty table shows a pocket (dark there is the hole: only colour counts).
-    """
-    f = half.astype(np.float32)
-    a = cv2.transform(f, model.chroma.reshape(1, 3).astype(np.float32))
-    n2 = cv2.transform(f * f, np.ones((1, 3), np.float32))
-    a_floor = np.maximum(a, 0.25 * bright)
-    off = (n2 - a * a) > (CHROMA_TAN ** 2) * a_floor * a_floor
-    dark = a < DARK_FRACTION * bright
-    if hole is not None:          # in a pocket dark is the hole, and near-black colour is noise
-        dark &= ~hole
-        off &= ~hole | (a > HOLE_LIT * bright)
-    return ((off | dark).astype(np.uint8)) * 255
 
 
 # ---- 3. candidates --------------------------------------------------------------------------
@@ -538,61 +451,6 @@ def _distinct(pts: np.ndarray, score: np.ndarray, dmin: float) -> np.ndarray:
 def _dedupe(det: Detections, pts: np.ndarray, dmin: float) -> Detections:
     """Drop the worse of two detections whose centres ``pts`` are closer than ``dmin`` (one ball)."""
     return det.take(_distinct(pts, -np.nan_to_num(det.rms_px, nan=np.inf), dmin))
-
-
-def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
-    """Balls of roughly ``radius_px`` (outline radius, pixels) in any BGR frame, no camera model.
-
-    The cloth is the image's commonest colour; centres are circle centres of the outlines
-    (``fit_circles``), so with perspective they are the outline's centre, not the ball's.
-    Returns Detections with xy NaN.
-    """
-    if image.ndim != 3 or image.shape[2] != 3:
-        raise ValueError(f"expected a BGR image, got shape {image.shape}")
-    if not radius_px >= 3:
-        raise ValueError(f"--radius-px must be at least 3 pixels, got {radius_px}")
-    h, w = image.shape[:2]
-    hw, hh = w // 2, h // 2
-    half = cv2.resize(image[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_AREA)
-    step = max(2, int(min(hw, hh) / 40))
-    sv, su = np.mgrid[step // 2:hh:step, step // 2:hw:step]
-    su, sv = su.ravel(), sv.ravel()
-    scale = 1.0 / max(hw, hh)
-    model = fit_cloth(half[sv, su], su, sv, scale)
-    cu, cv_ = np.meshgrid(np.arange(0, hw, 8) + 3.5, np.arange(0, hh, 8) + 3.5)
-    bright = cv2.resize(model.brightness(cu, cv_).astype(np.float32), (hw, hh), interpolation=cv2.INTER_LINEAR)
-    fg = foreground(half, model, bright)
-    known = np.ones((hh, hw), np.uint8)
-    r_half = radius_px / 2
-    box = max(3, int(round(1.25 * r_half)) | 1)
-    known_count = cv2.boxFilter(known, cv2.CV_32F, (box, box), normalize=False)
-    cand, fill = candidates(half, fg, known, known_count, np.ones((hh, hw), bool), r_half, box)
-    if cand.shape[0] == 0:
-        return _empty()
-    c = np.stack([2 * cand[:, 0] + 0.5, 2 * cand[:, 1] + 0.5], axis=1)
-    r = np.full(c.shape[0], float(radius_px))
-    cloth_lin = model.linear_colour
-    min_step = EDGE_MIN_SHARE * np.linalg.norm(cloth_lin)
-    t = np.linspace(0, 2 * np.pi, N_RAYS, endpoint=False)
-    ring = np.stack([np.cos(t), np.sin(t)], axis=1)
-    start = c.copy()
-    for it, half_width in enumerate(SEARCH_WIDTHS):
-        outline = c[:, None, :] + r[:, None, None] * ring[None]
-        pts, valid = outline_points(image, outline, half_width, cloth_lin, it > 0, min_step)
-        valid &= ~near_neighbours(outline, c, r, half_width + 1.0)
-        c, r, rms, tw = fit_circles(pts, valid, c, r)
-        n = (tw > 0.5).sum(axis=1)
-        keep = _distinct(c, np.where(np.abs(r / radius_px - 1) < 0.3, n, -1), 0.5 * radius_px)
-        keep = keep[(np.abs(r[keep] / radius_px - 1) < 0.3) & (n[keep] >= MIN_EDGES // 2)]   # not a ball
-        c, r, rms, tw, start, fill = c[keep], r[keep], rms[keep], tw[keep], start[keep], fill[keep]
-    n_edges = (tw > 0.5).sum(axis=1)
-    good = ((np.abs(r / radius_px - 1) < 0.3) & (n_edges >= MIN_EDGES_PIXELS) & (rms < RMS_MAX_PX)
-            & (np.linalg.norm(c - start, axis=1) < radius_px))
-    cloth_v = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2) * model.chroma.max()
-    det = Detections(px=c, r_px=r, xy=np.full_like(c, np.nan), rms_px=rms, n_edges=n_edges, fill=fill,
-                     cloth_v=cloth_v)
-    det = det.take(good)
-    return _dedupe(det, det.px, float(radius_px))
 
 
 def _empty() -> Detections:

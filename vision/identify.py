@@ -22,7 +22,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from planner.state import ball_class
-from vision.balls import BALL_SRGB, CLOTH_SRGB, COLOUR_NAMES
+from vision.balls import BALL_SRGB, CLOTH_SRGB, COLOUR_NAMES, SNOOKER_COLOURS
 
 SAMPLE_SHARE = 0.92       # sample within this share of the outline radius
 WHITE_MAX_SAT = 75        # HSV saturation (0-255) below which a bright pixel is white
@@ -132,9 +132,16 @@ def _hue_dist(a, b) -> np.ndarray:
     return np.minimum(d, 180 - d)
 
 
-def _colour_prototypes(extra: bool) -> dict[str, tuple[float, float]]:
-    """name -> (hue, value relative to the cloth) of each main ball colour (and extras)."""
+BALL_SETS = ("any", "pool", "snooker")
+
+
+def _colour_prototypes(extra: bool, ball_set: str = "pool") -> dict[str, tuple[float, float]]:
+    """name -> (hue, value relative to the cloth) of each main ball colour (and extras); for the
+    snooker set its coloured balls (``vision.balls.SNOOKER_COLOURS``, white and black aside)."""
     cloth_v = _hsv(CLOTH_SRGB)[2]
+    if ball_set == "snooker":
+        return {k: (_hsv(v)[0], _hsv(v)[2] / cloth_v) for k, v in SNOOKER_COLOURS.items()
+                if k not in ("white", "black")}
     protos = {COLOUR_NAMES[i]: (_hsv(BALL_SRGB[i])[0], _hsv(BALL_SRGB[i])[2] / cloth_v) for i in range(1, 8)}
     if extra:
         protos.update({k: (_hsv(v)[0], _hsv(v)[2] / cloth_v) for k, v in _EXTRA_COLOURS.items()})
@@ -204,10 +211,15 @@ def identify(f: BallFeatures) -> Identity:
     return Identity(ids=ids, confidence=conf, labels=labels, classes=classes)
 
 
-def colour_names(f: BallFeatures) -> tuple[list[str], np.ndarray]:
-    """A colour class per ball for any set of balls (pool, snooker): 'white', 'black', a colour
-    name, with ' stripe' appended for a coloured ball with white caps. Returns (names, confidence)."""
-    protos = _colour_prototypes(extra=True)
+def colour_names(f: BallFeatures, ball_set: str = "any") -> tuple[list[str], np.ndarray]:
+    """A colour class per ball: 'white', 'black', a colour name, with ' stripe' appended for a
+    coloured ball with white caps (not for 'snooker', whose balls are plain). ball_set: 'any'
+    (pool colours and pink, brown), 'pool' or 'snooker' (red, yellow, green, brown, blue, pink).
+    Returns (names (M,), confidence (M,) 0..1). Raises ValueError for another ball_set."""
+    if ball_set not in BALL_SETS:
+        raise ValueError(f"ball_set must be one of {BALL_SETS}, got {ball_set!r}")
+    protos = _colour_prototypes(extra=ball_set == "any", ball_set=ball_set)
+    stripes = ball_set != "snooker"
     names, conf = [], []
     for i in range(f.white.shape[0]):
         w, k = np.nan_to_num(f.white[i]), np.nan_to_num(f.black[i])
@@ -224,7 +236,7 @@ def colour_names(f: BallFeatures) -> tuple[list[str], np.ndarray]:
         costs = np.array([_colour_cost(sub, h, v)[0] for h, v in protos.values()])
         p = np.exp(-0.5 * (costs - costs.min()))
         j = int(np.argmin(costs))
-        name = list(protos)[j] + (" stripe" if w >= 0.25 else "")
+        name = list(protos)[j] + (" stripe" if stripes and w >= 0.25 else "")
         names.append(name)
         conf.append(float(p[j] / p.sum()))
     return names, np.array(conf)

@@ -14,7 +14,8 @@ import numpy as np
 from planner.state import TableState
 from planner.table import Table
 from vision.camera import CameraModel
-from vision.detect import Detections, TableDetector, detect_in_pixels
+from vision.detect import Detections, TableDetector
+from vision.detect_pixels import detect_in_pixels
 from vision.identify import ball_features, colour_names, identify
 from vision.registration import Landmarks
 

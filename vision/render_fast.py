@@ -188,16 +188,24 @@ class FastRenderer:
 
     sc: the camera (its noise_sigma, blur_sigma, supersample and lighting are used); seed: of the
     sensor-noise field. ``render`` returns what ``sc.render`` returns for balls at rest.
+
+    For a wider rendered domain (``vision.render_domain``), all optional (None: the camera's own):
+    gbuffer: a StaticGBuffer of ``sc``'s camera with other surface albedos (same geometry);
+    background: (H, W, 3) linear RGB of the empty table to match it; ball_srgb: id -> sRGB colour
+    (0..15, every id); markings: False for balls without stripes and number discs (snooker).
     """
 
-    def __init__(self, sc: SyntheticCamera, seed: int = 0):
+    def __init__(self, sc: SyntheticCamera, seed: int = 0, gbuffer: StaticGBuffer | None = None,
+                 background: np.ndarray | None = None, ball_srgb: dict | None = None, markings: bool = True):
         if sc.lamps.shape[0] != 3:
             raise ValueError(f"the fast path shades three lamps, the lighting has {sc.lamps.shape[0]}")
         self.sc = sc
-        self.g = sc.gbuffer
+        self.g = sc.gbuffer if gbuffer is None else gbuffer
         w, h = sc.cam.size
         self.size = (w, h)
-        self.bg = np.ascontiguousarray(sc.empty_linear, dtype=np.float32)
+        self.bg = np.ascontiguousarray(sc.empty_linear if background is None else background, dtype=np.float32)
+        if self.bg.shape != (h, w, 3):
+            raise ValueError(f"background must be ({h}, {w}, 3) linear RGB, got {self.bg.shape}")
         self.work = self.bg.copy()                  # linear RGB of the last frame
         self.lab = self.g.label.copy()              # its centre-ray labels
         self.amap = np.zeros((h, w), np.int8)       # and on balls, the marking they hit
@@ -209,13 +217,16 @@ class FastRenderer:
         self._balls: dict[int, _Ball] = {}
         self._near: dict[int, set[int]] = {}        # per ball id: the ids that can shadow or darken it
         self._prm = shading_params(sc)
+        if not markings:
+            self._prm[sh.P_COS_DISC] = 2.0          # no number disc: |q . x| never exceeds it
         self._kind_z = np.full(7, sh.NO_PLANE)
         self._kind_z[[CLOTH, CUSHION, RAIL, POCKET, FLOOR]] = [0.0, sc.table.cushion_height,
                                                                sc.landmarks.rail.height, 0.0, FLOOR_Z]
         self._tex = np.ascontiguousarray(digit_textures())
-        self._base = np.array([srgb_to_linear(BALL_SRGB[i]) for i in range(16)])
+        colours = BALL_SRGB if ball_srgb is None else ball_srgb
+        self._base = np.array([srgb_to_linear(colours[i]) for i in range(16)])
         self._white = srgb_to_linear(WHITE_SRGB)
-        self._stripe = np.array([is_stripe(i) for i in range(16)])
+        self._stripe = np.array([markings and is_stripe(i) for i in range(16)])
         self._Rm = np.ascontiguousarray(sc.cam.R)
         self._o = np.ascontiguousarray(sc.cam.centre)
         self._seed = int(seed)

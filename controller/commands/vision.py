@@ -1,4 +1,4 @@
-"""``cuerobot vision detect|render|calibrate`` and ``cuerobot bench vision|render`` (thin: parse, call vision/)."""
+"""``cuerobot vision detect|evaluate|render|calibrate`` and ``cuerobot bench vision|render`` (thin: parse, call vision/)."""
 from __future__ import annotations
 
 import argparse
@@ -22,6 +22,17 @@ def register(subparsers) -> None:
     d.add_argument("--json", action="store_true", help="print JSON instead of a table")
     d.add_argument("--overlay", metavar="OUT.png", help="write the image with every detection drawn")
     d.set_defaults(func=_detect)
+
+    e = sub.add_parser("evaluate", help="score the detector against annotated frames (docs/vision.md: truth formats)")
+    e.add_argument("images", nargs="+", help="image files (matched to the truth by file name)")
+    e.add_argument("--truth", required=True, help="CSV (image,x_px,y_px[,label]), COCO JSON, or rendered truth JSON")
+    e.add_argument("--camera", help="camera YAML: registered mode, errors also in mm")
+    e.add_argument("--table", help="table YAML (registered mode)")
+    e.add_argument("--radius-px", type=float, help="pixel-only mode: approximate ball radius in pixels")
+    e.add_argument("--gate-px", type=float, help="a detection within this many px of a ball is that ball "
+                   "(default: the ball radius)")
+    e.add_argument("--json", action="store_true", help="print JSON")
+    e.set_defaults(func=_evaluate)
 
     r = sub.add_parser("render", help="render a synthetic frame of a random layout (or a rack)")
     r.add_argument("out", help="output image file")
@@ -47,6 +58,7 @@ def register_bench(bench_subparsers) -> None:
     b.add_argument("--seed", type=int, default=0)
     b.add_argument("--reps", type=int, default=3, help="timed passes over every frame")
     b.add_argument("--overlay", metavar="OUT.png", help="write one annotated frame")
+    b.add_argument("--json", action="store_true", help="print JSON")
     b.set_defaults(func=_bench)
 
     r = bench_subparsers.add_parser("render", help="ms per frame of the synthetic camera's fast path vs the "
@@ -108,6 +120,35 @@ def _detect(args: argparse.Namespace) -> int:
     return 0
 
 
+def _evaluate(args: argparse.Namespace) -> int:
+    from vision.evaluate import evaluate_images, report
+    from vision.pipeline import TableVision, observe_pixels
+    from vision.truth_formats import load_truth
+    try:
+        truth = load_truth(args.truth)
+        to_table = None
+        if args.radius_px is not None and args.camera is None and args.table is None:
+            def detector(image):
+                return observe_pixels(image, args.radius_px)
+            gate = args.gate_px or args.radius_px
+        else:
+            from config.camera import load_camera_settings
+            from config.table import load_table_settings
+            from vision.camera import pixels_to_table
+            tc = load_table_settings(args.table)
+            cs = load_camera_settings(tc.table, args.camera)
+            vision = TableVision(cs.camera, tc.table, tc.physics.R, cs.landmarks)
+            detector = vision.observe
+            gate = args.gate_px or float(vision.detector.r_map.mean() * 2)
+            def to_table(px):
+                return pixels_to_table(cs.camera, px, tc.physics.R)
+        ev = evaluate_images(args.images, truth, detector, gate, to_table)
+    except (ConfigError, ValueError) as exc:
+        return _fail(str(exc))
+    print(json.dumps(ev.summary()) if args.json else report(ev.summary()))
+    return 0
+
+
 def _render(args: argparse.Namespace) -> int:
     import cv2
     import numpy as np
@@ -123,7 +164,7 @@ def _render(args: argparse.Namespace) -> int:
     frame = sc.render(state, rng)
     cv2.imwrite(args.out, frame.image)
     if args.truth:
-        Path(args.truth).write_text(json.dumps({"balls": [
+        Path(args.truth).write_text(json.dumps({"image": Path(args.out).name, "balls": [
             {"id": int(i), "x_m": float(p[0]), "y_m": float(p[1]), "x_px": float(q[0]), "y_px": float(q[1])}
             for i, p, q in zip(frame.truth.ids, frame.truth.pos, frame.truth.centre_px)]}, indent=1))
     print(f"wrote {args.out} ({len(state.ids)} balls)")
@@ -159,14 +200,15 @@ def _bench(args: argparse.Namespace) -> int:
     from vision.pipeline import TableVision
     from vision.render import synthetic_camera_from_config
     sc, lm = synthetic_camera_from_config()
-    res = run_bench(sc, lm, n=args.layouts, seed=args.seed, reps=args.reps)
-    print(report(res))
+    from vision.bench import to_json
+    res = run_bench(sc, lm, n=args.layouts, seed=args.seed, reps=args.reps, progress=not args.json)
+    print(json.dumps(to_json(res)) if args.json else report(res))
     if args.overlay:
         from vision.bench import render_layouts
         frame = render_layouts(sc, 1, args.seed)[0]
         cv2.imwrite(args.overlay, draw_observations(frame.image, TableVision(sc.cam, sc.table, sc.R, lm)
                                                     .observe(frame.image)))
-        print(f"wrote {args.overlay}")
+        print(f"wrote {args.overlay}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
