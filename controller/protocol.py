@@ -26,11 +26,19 @@ from typing import Sequence
 from planner.shot import ShotParams
 
 PROTOCOL_VERSION = 1
-MAX_LINE = 256          # longest frame in bytes, without the trailing newline
+MAX_LINE = 320          # longest frame in bytes, without the trailing newline (the worst-case HELLO fits)
 SEQ_MAX = 2**32 - 1     # host sequence numbers are 1..SEQ_MAX; 0 marks robot-initiated frames
+FIRMWARE_ID_MAX = 24    # longest firmware id in HELLO (characters)
+HELLO_NUMBER_MAX = 8    # longest range bound in HELLO (characters, e.g. "-180.000", "2235.2")
+TMAX_MAX = 999.999      # largest tmax a robot may declare [s] (written with 3 decimals)
+
+# Obligations of the robot's timing (docs/protocol.md, "Timing"), in seconds.
+ROBOT_REPLY_S = 0.05    # from the last byte of a frame to the first byte of its immediate reply
+ROBOT_BOOT_S = 1.0      # from power-up, a reset or RESET's ACK to the ``0 HELLO`` announcement
 
 # Host -> robot commands.
-HELLO, HOME, SHOT, STATUS, ESTOP = "HELLO", "HOME", "SHOT", "STATUS", "ESTOP"
+HELLO, HOME, SHOT, STATUS, ESTOP, RESET = "HELLO", "HOME", "SHOT", "STATUS", "ESTOP", "RESET"
+MOTION_COMMANDS = (HOME, SHOT)
 # Robot -> host replies (HELLO and STATUS replies reuse the command's verb).
 ACK, DONE, ERR, NAK = "ACK", "DONE", "ERR", "NAK"
 
@@ -62,7 +70,7 @@ PHASES = ("NONE", "ACK", "DONE", "ABORTED")
 _SEQ_RE = re.compile(rb"0|[1-9][0-9]{0,9}")
 _VERB_RE = re.compile(rb"[A-Z]{1,8}")
 _CRC_RE = re.compile(rb"[0-9A-Fa-f]{8}")
-_NUMBER_RE = re.compile(r"-?[0-9]{1,7}(\.[0-9]{1,6})?")
+_NUMBER_RE = re.compile(r"-?[0-9]{1,7}(\.[0-9]{1,6})?")   # the grammar of every number on the wire
 
 
 def crc32(data: bytes) -> int:
@@ -286,6 +294,7 @@ class Status:
     hi: int
 
     def fields(self) -> tuple[str, ...]:
+        """``key=value`` tokens in the order of the spec: state homed motion phase struck hi."""
         return (f"state={self.state}", f"homed={int(self.homed)}", f"motion={self.motion}",
                 f"phase={self.phase}", f"struck={self.struck}", f"hi={self.hi}")
 
@@ -304,6 +313,11 @@ class Status:
         return st
 
 
+# The fields of a HELLO reply, in the order the robot sends them.
+HELLO_KEYS = ("v", "fw", *(name for name, *_ in SHOT_WIRE), "tmax",
+              "state", "homed", "motion", "phase", "struck", "hi")
+
+
 @dataclass(frozen=True)
 class Hello:
     """The robot's HELLO reply: protocol version, firmware id, limits, the longest a motion takes
@@ -315,12 +329,27 @@ class Hello:
     status: Status
 
     def args(self) -> tuple[str, ...]:
+        """The reply's fields in the order of HELLO_KEYS, ranges with the SHOT decimals.
+
+        Raises ValueError for what a HELLO may not carry (docs/protocol.md, [X1]): a firmware id
+        that is not 1..FIRMWARE_ID_MAX printable characters without space or '*', a range bound
+        longer than HELLO_NUMBER_MAX characters, a tmax outside 0..TMAX_MAX s.
+        """
+        fw = self.firmware
+        if not 1 <= len(fw) <= FIRMWARE_ID_MAX or any(c == "*" or not 0x21 <= ord(c) <= 0x7E for c in fw):
+            raise ValueError(f"firmware id must be 1-{FIRMWARE_ID_MAX} printable characters without "
+                             f"spaces or '*', got {fw!r}")
+        if not 0 < self.tmax <= TMAX_MAX:
+            raise ValueError(f"tmax must be in (0, {TMAX_MAX}] s, got {self.tmax}")
         ranges = []
-        for name, d, k, _ in SHOT_WIRE:
+        for name, d, k, unit in SHOT_WIRE:
             r = getattr(self.limits, name)
-            ranges.append(f"{name}={r.lo * k:.{d}f}:{r.hi * k:.{d}f}")
-        return (f"v={self.version}", f"fw={self.firmware}", *ranges, f"tmax={self.tmax:.3f}",
-                *self.status.fields())
+            lo, hi = f"{r.lo * k:.{d}f}", f"{r.hi * k:.{d}f}"
+            if max(len(lo), len(hi)) > HELLO_NUMBER_MAX:
+                raise ValueError(f"{name} range {lo}:{hi} {unit} has a bound longer than "
+                                 f"{HELLO_NUMBER_MAX} characters")
+            ranges.append(f"{name}={lo}:{hi}")
+        return (f"v={self.version}", f"fw={fw}", *ranges, f"tmax={self.tmax:.3f}", *self.status.fields())
 
     @classmethod
     def parse(cls, frame: Frame) -> "Hello":
@@ -343,13 +372,15 @@ ERR_TEXT_MAX = 160  # longest ERR message, so that every ERR frame fits in MAX_L
 
 
 def err_args(code: int, message: str = "") -> tuple[str, ...]:
-    """Arguments of an ERR reply: the code, its name, then the message's words (printable ASCII,
-    cut to ERR_TEXT_MAX characters)."""
+    """Arguments of an ERR reply: the code, its name, then the message's words. The message is
+    cut to its first ERR_TEXT_MAX characters, each non-printable character and '*' becomes '?',
+    and runs of spaces collapse (docs/protocol.md, [X6])."""
     text = "".join(c if 0x20 <= ord(c) <= 0x7E and c != "*" else "?" for c in message[:ERR_TEXT_MAX])
     return (str(code), ERR_NAMES[code], *text.split())
 
 
 def nak_args(code: int) -> tuple[str, ...]:
+    """Arguments of a NAK reply: the code and its name."""
     return (str(code), NAK_NAMES[code])
 
 

@@ -1,5 +1,6 @@
-"""``cuerobot sim-robot`` (the simulated robot on a pseudo-terminal) and ``cuerobot bench serial``
-(the fault soak of the serial link). See controller/cli.py for the registry contract."""
+"""``cuerobot sim-robot`` (the simulated robot on a pseudo-terminal), ``cuerobot robot conformance``
+(certify any robot's firmware against docs/protocol.md) and ``cuerobot bench serial`` (the fault
+soak of the serial link). See controller/cli.py for the registry contract."""
 from __future__ import annotations
 
 import json
@@ -21,6 +22,7 @@ def _sim_robot(args) -> int:
 def _serve_sim_robot(args) -> int:
     from config.robot import load_robot_settings
     from config.sim import load_sim_settings
+    from controller.sim.quirks import QUIRKS
     from controller.sim.robot import SimRobot
     from controller.sim.world import PhysicsWorld, RecordingWorld
 
@@ -40,7 +42,13 @@ def _serve_sim_robot(args) -> int:
         world = PhysicsWorld(Simulator(tc.table, tc.physics), state, args.strike_log)
     else:
         world = RecordingWorld(args.strike_log)
-    robot = SimRobot(cfg, limits, world, args.link)
+    try:
+        robot = SimRobot(cfg, limits, world, args.link, quirks=args.quirk)
+    except ValueError as e:   # an unknown quirk, or limits a HELLO cannot declare
+        print(f"cuerobot sim-robot: {e}", file=sys.stderr)
+        return 2
+    for name in args.quirk:
+        logging.info("quirk %s: breaks [%s], %s", name, QUIRKS[name].clause, QUIRKS[name].what)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: robot.request_stop())
     try:
@@ -50,6 +58,51 @@ def _serve_sim_robot(args) -> int:
         robot.stop()
         world.close()
     return 0
+
+
+def _conformance(args) -> int:
+    import serial
+
+    from config.reader import ConfigError
+    from config.robot import load_robot_settings
+    from controller.conformance.report import as_html, as_json, as_text, result_line, summary_line
+    from controller.conformance.runner import run_suite
+
+    try:
+        driver = load_robot_settings(args.robot).driver
+    except ConfigError as e:
+        print(f"cuerobot robot conformance: {e}", file=sys.stderr)
+        return 2
+    baud = args.baudrate or driver.baudrate
+    timeout = args.reply_timeout or driver.reply_timeout_s
+    progress = None if args.json else (lambda r: print(result_line(r), flush=True))
+    try:
+        report = run_suite(args.port, baud, timeout, confirm=_operator(args.yes), only=args.check,
+                           progress=progress)
+    except (serial.SerialException, OSError, ValueError) as e:
+        print(f"cuerobot robot conformance: cannot open {args.port}: {e}", file=sys.stderr)
+        return 2
+    if args.report:
+        with open(args.report, "w", encoding="utf-8") as f:
+            f.write(as_html(report))
+    if args.json:
+        print(json.dumps(as_json(report)))
+    else:
+        print(summary_line(report) if progress else as_text(report))
+    return 0 if report.ok else 1
+
+
+def _operator(yes: bool):
+    """The confirmation before the first motion: always yes with --yes; otherwise ask on the
+    terminal (no terminal: no motion)."""
+    def confirm(plan: str) -> bool:
+        if yes:
+            return True
+        if not sys.stdin.isatty():
+            print(f"{plan}\nNot a terminal: moving checks skipped (run with --yes to allow them).", file=sys.stderr)
+            return False
+        return input(f"{plan}\nGo ahead? [y/N] ").strip().lower() in ("y", "yes")
+    return confirm
 
 
 def _bench(args) -> int:
@@ -76,7 +129,23 @@ def register(sub) -> None:
     p.add_argument("--robot", help="robot YAML with the limits to declare (default config/robot.yaml)")
     p.add_argument("--link", help="path of the stable symlink to the pty (default: in a new temp dir)")
     p.add_argument("--strike-log", help="append every executed strike to this JSON-lines file")
+    p.add_argument("--quirk", action="append", default=[], metavar="NAME",
+                   help="break one clause of docs/protocol.md on purpose (repeatable; controller/sim/quirks.py "
+                        "lists them, an unknown name prints the known ones)")
     p.set_defaults(func=_sim_robot)
+
+    robot = sub.add_parser("robot", help="tools for the physical robot")
+    robot_sub = robot.add_subparsers(dest="robot_command", metavar="TOOL", required=True)
+    c = robot_sub.add_parser("conformance", help="certify a robot's firmware against docs/protocol.md")
+    c.add_argument("--port", required=True, help="device path or pyserial URL of the robot")
+    c.add_argument("--json", action="store_true", help="print the results as one JSON object")
+    c.add_argument("--report", metavar="OUT.html", help="write an HTML report with every check's transcript")
+    c.add_argument("--yes", action="store_true", help="allow motion without asking (within the declared limits)")
+    c.add_argument("--check", action="append", metavar="NAME", help="run only this check (repeatable)")
+    c.add_argument("--robot", help="robot YAML for the default baud rate and reply timeout (default config/robot.yaml)")
+    c.add_argument("--baudrate", type=int, help="override the baud rate")
+    c.add_argument("--reply-timeout", type=float, metavar="S", help="override the reply timeout [s]")
+    c.set_defaults(func=_conformance)
 
 
 def register_bench(bench_sub) -> None:

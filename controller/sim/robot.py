@@ -9,7 +9,8 @@ pty and removes the link; ``reconnect_s`` later a new pty appears behind the sam
     robot.stop()
 
 Run it in a thread (``start``/``stop``, or ``with``) or in the foreground (``open`` then
-``serve`` until ``request_stop``).
+``serve`` until ``request_stop``). ``quirks`` names deliberate deviations from the spec
+(``controller.sim.quirks``), for proving the conformance suite.
 """
 from __future__ import annotations
 
@@ -25,13 +26,15 @@ import time
 import tty
 from collections import Counter
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 
 from config.sim import SimSettings
 from controller.protocol import RobotLimits
 from controller.sim.faults import FaultChannel
-from controller.sim.firmware import Firmware, Motion
+from controller.sim.firmware import Motion
+from controller.sim.quirks import firmware_class
 from controller.sim.world import World
 
 log = logging.getLogger(__name__)
@@ -43,11 +46,12 @@ class SimRobot:
     """The simulated robot. ``counts`` tallies every fault injected (byte faults of both
     directions, silence, disconnect, reset); ``firmware`` and ``world`` are open for inspection."""
 
-    def __init__(self, config: SimSettings, limits: RobotLimits, world: World, link: str | Path | None = None):
+    def __init__(self, config: SimSettings, limits: RobotLimits, world: World, link: str | Path | None = None,
+                 quirks: Sequence[str] = ()):
         self.config = config
         self.world = world
         self._rng = np.random.default_rng(config.seed)
-        self.firmware = Firmware(config.firmware, limits, config.timing, config.error, world, self._rng,
+        self.firmware = firmware_class(quirks)(config.firmware, limits, config.timing, config.error, world, self._rng,
                                  time.monotonic(), on_accept=self._plan_faults)
         self._rx = FaultChannel(config.faults, self._rng)  # host -> robot
         self._tx = FaultChannel(config.faults, self._rng)  # robot -> host

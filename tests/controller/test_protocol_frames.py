@@ -1,16 +1,25 @@
 """The framing and the fields of the serial protocol, without a port (docs/protocol.md)."""
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.protocol import (
+    FIRMWARE_ID_MAX,
+    HELLO_KEYS,
+    HELLO_NUMBER_MAX,
     MAX_LINE,
     NAK_BAD_CRC,
     NAK_MALFORMED,
     NAK_TOO_LONG,
+    SEQ_MAX,
     SHOT_WIRE,
+    TMAX_MAX,
     Frame,
     FrameError,
     Hello,
@@ -174,3 +183,85 @@ def test_hello_round_trips_through_its_frame():
         assert getattr(back.limits, name).hi == pytest.approx(getattr(lim, name).hi, abs=1e-12)
     with pytest.raises(FrameError, match="tmax"):
         Hello.parse(Frame(42, "HELLO", tuple(a for a in hello.args() if not a.startswith("tmax="))))
+
+
+# ---- docs/protocol.md is the spec: its examples must be what the code does ------------------
+
+SPEC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
+FRAME_LINE = re.compile(r"^(\d+ [A-Z]{1,8}( \S+)*)\*([0-9A-F]{8})$")
+
+
+def _spec_code_lines() -> list[str]:
+    blocks = re.findall(r"```[a-z]*\n(.*?)```", SPEC.read_text(), re.S)
+    return [line for b in blocks for line in b.splitlines()]
+
+
+def test_every_frame_in_the_spec_carries_its_correct_crc():
+    lines = _spec_code_lines()
+    frames = [m for m in map(FRAME_LINE.match, lines) if m]
+    assert len(frames) > 60  # the worked session and the examples of every section
+    for m in frames:
+        if m.group(3) == "00000000":   # the worked session's deliberately wrong CRC, and its NAK
+            assert lines[lines.index(m.group(0)) + 1].startswith("0 NAK 1 BAD_CRC*")
+            continue
+        assert decode_frame(m.group(0).encode()) is not None, m.group(0)
+    verbs = {m.group(1).split(" ")[1] for m in frames}
+    assert verbs == {"HELLO", "STATUS", "HOME", "SHOT", "ESTOP", "RESET", "FIRE", "ACK", "DONE", "ERR", "NAK"}
+
+
+def test_the_frame_log_example_gives_the_decoders_own_errors():
+    records = [json.loads(x) for x in _spec_code_lines() if x.startswith('{"t"')]
+    errors = [r for r in records if "error" in r]
+    assert len(errors) == 2
+    for r in errors:
+        line = r["frame"].encode().decode("unicode_escape").encode("latin-1")
+        with pytest.raises(FrameError) as e:
+            decode_frame(line)
+        assert str(e.value) == r["error"]
+
+
+def test_the_spec_hello_example_is_what_hello_args_writes():
+    (example,) = [x for x in _spec_code_lines() if x.startswith("1 HELLO v=1")][:1]
+    hello = Hello.parse(decode_frame(example.encode()))
+    assert encode_frame(1, "HELLO", hello.args()).decode().rstrip("\n") == example
+    assert [a.partition("=")[0] for a in hello.args()] == list(HELLO_KEYS)
+
+
+def test_the_reference_firmwares_nibble_table_computes_crc32():
+    text = SPEC.read_text()
+    table = [int(x, 16) for x in re.findall(r"0x[0-9A-F]{8}", text[text.index("T = ["):text.index("]", text.index("T = ["))])]
+    assert len(table) == 16
+
+    def step(crc, b):
+        crc = (crc >> 4) ^ table[(crc ^ b) & 0xF]
+        return (crc >> 4) ^ table[(crc ^ (b >> 4)) & 0xF]
+
+    for data in (b"123456789", b"116 SHOT 31.757 19.757 0.606 -8.97 11.41 917.9 1849.8"):
+        crc = 0xFFFFFFFF
+        for b in data:
+            crc = step(crc, b)
+        assert crc ^ 0xFFFFFFFF == crc32(data)
+
+
+def test_the_longest_hello_fits_in_a_frame():
+    """Every field at its longest: 10-digit seqs, 8-character range bounds, a 24-character fw id."""
+    r3, r2, r1 = Range(-999.999, 999.999), Range(-9.99999, 9.99999), Range(-99.9999, 99.9999)
+    hello = Hello(1, "f" * FIRMWARE_ID_MAX, RobotLimits(r3, r3, r3, r2, r2, r1, r1), TMAX_MAX,
+                  Status("STRIKING", False, SEQ_MAX, "ABORTED", SEQ_MAX, SEQ_MAX))
+    line = encode_frame(SEQ_MAX, "HELLO", hello.args())
+    assert len(line) - 1 <= MAX_LINE
+    assert max(len(a.partition("=")[2].split(":")[0]) for a in hello.args()[2:9]) == HELLO_NUMBER_MAX
+
+
+@pytest.mark.parametrize("fw, lim_hi, tmax, what", [
+    ("f" * (FIRMWARE_ID_MAX + 1), 360.0, 1.0, "firmware id must be 1-24"),
+    ("fw 1", 360.0, 1.0, "firmware id must be"),
+    ("fw", 10000.0, 1.0, "phi range 0.000:10000.000 deg has a bound longer than 8"),
+    ("fw", 360.0, 1000.0, "tmax must be in"),
+])
+def test_hello_refuses_what_it_cannot_declare(fw, lim_hi, tmax, what):
+    r = Range(0.0, 1.0)
+    hello = Hello(1, fw, RobotLimits(Range(0.0, lim_hi), r, r, Range(0, 0.01), Range(0, 0.01), r, r), tmax,
+                  Status("READY", True, 0, "NONE", 0, 0))
+    with pytest.raises(ValueError, match=what):
+        hello.args()

@@ -6,8 +6,10 @@ import pytest
 
 from config.sim import TrueError
 from controller import protocol as wire
+from controller.conformance.clauses import CLAUSES
 from controller.protocol import Frame, Hello, ShotCommand, Status, decode_frame, encode_frame, err_code
 from controller.sim.firmware import Firmware
+from controller.sim.quirks import QUIRKS, firmware_class
 from controller.sim.world import RecordingWorld
 from planner.shot import ErrorModel, ShotParams
 
@@ -90,7 +92,8 @@ def test_bad_input_gets_clear_errors_and_nothing_moves(bench):
     assert err_code(err) == wire.E_OUT_OF_RANGE and "workspace" in " ".join(err.args)
     bench.finish_motion()
     assert bench.world.strikes == []
-    assert bench.status() == Status("READY", True, 12, "DONE", 0, 12)
+    # refused motion commands use up their numbers too ([H2]): hi is the last one read, 14
+    assert bench.status() == Status("READY", True, 12, "DONE", 0, 14)
 
 
 def test_a_repeated_shot_frame_is_answered_but_never_struck_twice(bench):
@@ -196,3 +199,59 @@ def test_hello_raises_hi_so_a_new_host_continues_above_it(bench):
     assert Hello.parse(hello).status.hi == 50
     assert _err(bench.send(8, "SHOT", *SHOT_ARGS)) == wire.E_STALE_SEQ
     assert [f.verb for f in bench.send(51, "SHOT", *SHOT_ARGS)] == ["ACK"]
+
+
+def test_a_refused_motion_uses_up_its_number_so_a_late_resend_cannot_strike(bench):
+    """[H2]: SHOT 4 refused while busy; its resend arrives when the robot is idle (the host resent
+    because the ERR was slow). It must not be struck: the host was already told 'not struck'."""
+    bench.ready()
+    bench.send(3, "SHOT", *SHOT_ARGS)
+    assert _err(bench.send(4, "SHOT", *SHOT_ARGS)) == wire.E_BUSY
+    bench.finish_motion()
+    assert _err(bench.send(4, "SHOT", *SHOT_ARGS)) == wire.E_STALE_SEQ
+    bench.finish_motion()
+    assert [s.seq for s in bench.world.strikes] == [3]
+    assert bench.status().hi == 4
+
+
+def test_status_estop_and_reset_never_change_hi(bench):
+    """[H3]: only HELLO and motion commands move hi."""
+    bench.ready()
+    assert bench.fw.hi == 2
+    bench.send(500, "STATUS")
+    bench.send(600, "ESTOP")
+    assert bench.fw.hi == 2
+    assert [f.verb for f in bench.send(3, "HOME")] == ["ACK"]   # 3 is still above hi
+
+
+def test_reset_command_acknowledges_then_reboots_as_at_power_up(bench):
+    """[R1]: ACK, the rest of the input lost, input ignored while booting, then 0 HELLO with
+    RAM cleared and hi back at struck; the latch and struck survive."""
+    bench.ready()
+    bench.send(3, "SHOT", *SHOT_ARGS)
+    bench.finish_motion()
+    bench.send(4, "ESTOP")
+    replies = bench.raw(encode_frame(5, "RESET") + encode_frame(6, "STATUS"))
+    assert [(f.seq, f.verb) for f in replies] == [(5, "ACK")]          # the STATUS behind it was lost
+    assert bench.send(7, "STATUS") == []                              # booting: input ignored
+    (announce,) = bench.advance(bench.timing.boot_s)
+    assert announce.seq == 0 and announce.verb == "HELLO"
+    assert Hello.parse(announce).status == Status("ESTOP", False, 0, "NONE", 3, 3)
+    assert _err(bench.send(8, "SHOT", *SHOT_ARGS)) == wire.E_NO_SESSION
+
+
+def test_a_shot_in_progress_is_abandoned_by_reset_and_never_struck(bench):
+    bench.ready()
+    bench.send(3, "SHOT", *SHOT_ARGS)
+    bench.send(4, "RESET")
+    frames = bench.advance(bench.timing.boot_s) + bench.finish_motion()
+    assert [(f.seq, f.verb) for f in frames] == [(0, "HELLO")]        # no DONE for 3, ever
+    assert bench.world.strikes == [] and bench.fw.nvm.struck == 0
+
+
+def test_quirks_are_named_and_an_unknown_one_lists_them():
+    assert firmware_class([]) is Firmware
+    assert issubclass(firmware_class(["no-ack"]), Firmware)
+    with pytest.raises(ValueError, match="unknown quirk 'no-such'; known: crc-byte-order, no-nak-on-bad-crc"):
+        firmware_class(["no-such"])
+    assert {q.clause for q in QUIRKS.values()} <= set(CLAUSES)
