@@ -47,7 +47,7 @@ def _play(args) -> int:
     else:
         settings = load_settings(args.config)
         resumed = None
-        seed = args.seed if args.seed is not None else int(np.random.default_rng().integers(1 << 31))
+        seed = args.seed
         backend = args.backend or settings.service.backend
         players = tuple(args.players) if args.players else (settings.service.players.robot,
                                                             settings.service.players.opponent)
@@ -191,7 +191,9 @@ def register(sub) -> None:
     p = sub.add_parser("run", help="the main job: a whole 8-ball game through the controller service")
     p.add_argument("--players", nargs=2, default=None, metavar=("ROBOT", "OPPONENT"),
                    help="planners: greedy, prob or mc (default config/service.yaml players: mc greedy)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the whole game (rack, noise, planners)")
+    p.add_argument("--seed", type=int, default=0,
+                   help="seed of the whole game (rack, noise, planners): the same seed plays the same game on any "
+                        "machine (default 0)")
     p.add_argument("--noise", choices=("high", "low", "none"), default="high",
                    help="the error model the robot's planner assumes when config/robot.yaml has no error_sigmas")
     p.add_argument("--backend", choices=("sim", "serial"), default=None,

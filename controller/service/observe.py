@@ -27,6 +27,7 @@ from planner.table import Table
 from vision import motion
 
 OVERLAP = 0.003       # [m] two detections closer than 2R - this, or a ball this far into a cushion: a detection error
+ANCHOR_GATE = 0.005   # [m] a detection this close to where a resting ball was seen is that ball (vision's jitter: ~1 mm)
 CLEARANCE = 2e-6      # [m] gap left between balls, and between a ball and a cushion, pushed apart
 
 
@@ -63,31 +64,60 @@ class Sighting:
         return self.frame.t
 
 
-def sight(frame: CameraFrame, vision: Vision, read_s: float = 0.0) -> Sighting:
-    """Vision on one frame."""
+def anchored_labels(points: np.ndarray, labels: Sequence[int | None], anchors: dict[int, tuple[float, float]],
+                    gate: float = ANCHOR_GATE) -> list[int | None]:
+    """Identity by staying put: a ball that has not left its spot keeps its id, whatever vision
+    calls it in this frame (a stripe resting with its band out of sight looks like the cue ball).
+
+    points: (K, 2) detections [m]; labels: vision's id of each (None: unidentified); anchors:
+    id -> the spot [m] where the last consistent capture saw that ball, changed in place: a ball
+    with no detection within ``gate`` [m] of its spot has left it and loses its anchor. Returns
+    the labels with the detection nearest each remaining anchor labelled by it (an id that vision
+    gave that detection goes; any other detection vision gave the anchored id loses it)."""
+    out = list(labels)
+    for k, spot in list(anchors.items()):
+        d = np.hypot(*(points - np.asarray(spot)).T) if len(points) else np.zeros(0)
+        if not len(d) or d.min() > gate:
+            del anchors[k]
+            continue
+        near = int(np.argmin(d))
+        out = [None if (lab == k and i != near) else lab for i, lab in enumerate(out)]
+        out[near] = k
+    return out
+
+
+def sight(frame: CameraFrame, vision: Vision, read_s: float = 0.0,
+          anchors: dict[int, tuple[float, float]] | None = None) -> Sighting:
+    """Vision on one frame; with ``anchors``, the ids of balls resting on their spots come from
+    there (``anchored_labels``)."""
     t0 = time.perf_counter()
     obs = list(vision.observe(frame.image))
     dt = time.perf_counter() - t0
+    pts = np.array([(o.x_m, o.y_m) for o in obs], dtype=np.float64).reshape(-1, 2)
+    labels = [None if o.ball_id is None else int(o.ball_id) for o in obs]
+    if anchors:
+        labels = anchored_labels(pts, labels, anchors)
     balls: dict[int, tuple[float, float]] = {}
     twice: set[int] = set()
     problems = []
-    for o in obs:
-        if o.ball_id is None:
+    for o, b in zip(obs, labels):
+        if b is None:
             problems.append(f"a ball at ({o.x_m:.3f}, {o.y_m:.3f}) m could not be identified ({o.label})")
-        elif o.ball_id in balls:
-            twice.add(o.ball_id)
+        elif b in balls:
+            twice.add(b)
         else:
-            balls[int(o.ball_id)] = (float(o.x_m), float(o.y_m))
+            balls[b] = (float(o.x_m), float(o.y_m))
     for b in sorted(twice):
         problems.append(f"ball {b} was seen twice in one frame")
         balls.pop(b, None)
-    pts = np.array([(o.x_m, o.y_m) for o in obs], dtype=np.float64).reshape(-1, 2)
     return Sighting(frame, balls, pts, tuple(problems), tuple(obs), dt, read_s)
 
 
 class FrameReader:
     """Fresh frames with vision, one at a time. ``on_sighting(s)`` is called for every good frame
-    (the dashboard's latest frame, the recorder)."""
+    (the dashboard's latest frame, the recorder). ``anchors``: id -> spot [m] of the balls of the
+    last consistent capture that have not left their spots since (``anchored_labels``); the
+    watcher sets and clears them."""
 
     def __init__(self, camera: Camera, clock: Clock, vision: Vision, timing: CameraTiming,
                  on_sighting: Callable[[Sighting], None] | None = None):
@@ -95,6 +125,7 @@ class FrameReader:
         self.on_sighting = on_sighting
         self.last_t = -np.inf
         self.bad_frames = 0
+        self.anchors: dict[int, tuple[float, float]] = {}
 
     def next(self) -> Sighting:
         """The next fresh frame, seen. Raises CameraFault after 1 + recaptures bad frames in a row."""
@@ -119,7 +150,7 @@ class FrameReader:
                 self.bad_frames += 1
                 continue
             self.last_t = frame.t
-            s = sight(frame, self.vision, read_s)
+            s = sight(frame, self.vision, read_s, self.anchors)
             if self.on_sighting is not None:
                 self.on_sighting(s)
             return s

@@ -65,8 +65,10 @@ class Watcher:
         return s
 
     def forget(self) -> None:
-        """Drop the frames kept for rest detection (after a pause: the table may have changed)."""
+        """Drop the frames kept for rest detection and the resting balls' anchors (after a pause:
+        the table may have changed)."""
         self.recent.clear()
+        self.reader.anchors.clear()
 
     def wait_for_rest(self, shot: int) -> None:
         self.machine.go(State.WAITING_FOR_REST, shot=shot)
@@ -100,6 +102,7 @@ class Watcher:
             missed = () if cap.problems else self._missed(cap, want)
             problems = cap.problems or missed
             if not problems:
+                self.reader.anchors = {int(b): tuple(cap.state.position(b)) for b in cap.state.ids}
                 if self.on_capture is not None:
                     self.on_capture(cap)
                 return cap

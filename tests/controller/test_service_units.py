@@ -10,7 +10,7 @@ from config.service import load_service_settings
 from config.table import load_table_settings
 from controller.camera import CameraError, CameraFrame
 from controller.service.gamelog import facts_from_json, facts_to_json, game_from_json, game_to_json
-from controller.service.observe import CameraFault, FrameReader, Sighting, check_capture, restable
+from controller.service.observe import CameraFault, FrameReader, Sighting, anchored_labels, check_capture, restable
 from controller.service.opponent import inferred_call
 from controller.service.setup import resume_state
 from controller.service.states import TRANSITIONS, State, StateMachine
@@ -140,6 +140,20 @@ class Clock:
 class NoBalls:
     def observe(self, image):
         return []
+
+
+def test_a_resting_ball_keeps_its_id_whatever_vision_calls_it():
+    anchors = {12: (0.3107, 1.8577), 4: (0.50, 1.00), 0: (0.90, 0.40)}
+    # 12 rests with its band out of sight: vision calls it the cue ball, while the real cue ball,
+    # struck, is seen far from its spot (so it left it), and ball 4 was missed in this frame
+    pts = np.array([[0.3109, 1.8575], [0.70, 0.60]])
+    labels = anchored_labels(pts, [0, None], anchors)
+    assert labels == [12, None]
+    assert anchors == {12: (0.3107, 1.8577)}          # 4 and 0 have left their spots (or were missed)
+    # two detections called 12 by vision: the one on the spot is 12, the other loses the id
+    assert anchored_labels(np.array([[0.9, 0.9], [0.3105, 1.8579]]), [12, 3], anchors) == [None, 12]
+    # a ball pushed more than the gate off its spot is no longer anchored
+    assert anchored_labels(np.array([[0.3207, 1.8577]]), [9], anchors) == [9] and anchors == {}
 
 
 def test_bad_frames_are_retried_then_a_camera_fault():
