@@ -17,6 +17,7 @@ COMMAND_MODULES = (
     "controller.commands.vision",
     "controller.commands.serial",
     "controller.commands.planner",
+    "controller.commands.hil",
 )
 
 

@@ -144,6 +144,7 @@ def build_game(settings: Settings, *, seed: int, backend: str | None = None, pla
                                    hw.world.play, tc.physics.R)
             hands = hw.hands
             game.truth = SimTruth(hw.world, run_dir, tc.table.pocket_ids)
+            hw.record_frame_truth(writer)
         else:
             opponent, hands = PersonOpponent(), PersonHands()
         if vision is None:

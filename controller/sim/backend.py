@@ -82,6 +82,10 @@ class FreshNoise:
         self.camera, self.renderer, self.rng = camera, renderer, rng
         self.fps = camera.fps
 
+    def truth_at(self, t: float):
+        """The simulated camera's truth of the frame of time ``t`` (``SimCamera.truth_at``)."""
+        return self.camera.truth_at(t)
+
     def read(self) -> CameraFrame:
         f = self.camera.read()
         image = np.array(f.image)
@@ -101,6 +105,14 @@ class SimBackend:
     camera: object
     clock: object
     hands: SimHands
+
+    def record_frame_truth(self, writer) -> None:
+        """Have ``writer`` (a ``hil.recording.RunWriter``, or None: nothing) store each frame's
+        exact ball positions beside it (frames/truth.jsonl), from the simulated camera (a camera
+        without ``truth_at``, e.g. a test's stand-in, records none)."""
+        truth_at = getattr(self.camera, "truth_at", None)
+        if writer is not None and truth_at is not None:
+            writer.frame_truth = truth_at
 
     def close(self) -> None:
         try:

@@ -13,10 +13,15 @@ synthetic camera's fast path (``vision.render_fast``):
   moved over R about the horizontal axis across its path (spin and sliding are not shown).
 
 Exposure is instantaneous (no motion blur). Frames are reproducible from the rng.
+
+Every frame's exact truth (the balls drawn in it, ids and table-frame centres [m]) is kept for
+the last ``TRUTH_FRAMES`` frames: ``truth_at(t)`` gives it by the frame's time, so that a
+recorder writing a frame (``hil.recording.RunWriter.frame_truth``) can store its ground truth.
 """
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 
 import numpy as np
 from scipy.spatial.transform import Rotation
@@ -25,6 +30,8 @@ from controller.camera import CameraError, CameraFrame
 from controller.sim.world import Motion, PhysicsWorld
 from planner.physics.trajectory import positions_at
 from vision.render import SyntheticCamera
+
+TRUTH_FRAMES = 4096     # frames whose truth ``SimCamera.truth_at`` still knows (> a long shot at 30 fps)
 
 
 class SimClock:
@@ -79,6 +86,7 @@ class SimCamera:
         self._follow: tuple[Motion, float] | None = None      # (motion, clock time it was noticed)
         self._last_pos: dict[int, np.ndarray] = {}
         self._rest: tuple[int, np.ndarray] | None = None      # (world version, its frame)
+        self._truth: OrderedDict[float, dict[int, tuple[float, float]]] = OrderedDict()
 
     def read(self) -> CameraFrame:
         """The next frame, 1/fps after the last. Raises CameraError once closed."""
@@ -94,11 +102,13 @@ class SimCamera:
             if self._follow is not None:
                 motion, t0 = self._follow
                 if t - t0 < motion.result.t_end:
-                    image = self._motion_frame(motion, t - t0)
+                    image, ids, pos = self._motion_frame(motion, t - t0)
                 else:
                     self._follow = None
             if image is None:
                 image = self._rest_frame(snap.version, snap.state)
+                ids, pos = snap.state.ids, snap.state.pos
+            self._keep_truth(t, ids, pos)
             frame = CameraFrame(image, t, self._index)
             self._index += 1
             return frame
@@ -108,15 +118,28 @@ class SimCamera:
         with self._lock:
             self._closed = True
 
+    def truth_at(self, t: float) -> dict[int, tuple[float, float]] | None:
+        """The balls drawn in the frame of time ``t`` [s] (exactly a frame's ``CameraFrame.t``):
+        {ball id: (x, y) table-frame centre [m]}, pocketed balls absent. None for a time that is
+        no frame's, or a frame older than the last TRUTH_FRAMES."""
+        with self._lock:
+            balls = self._truth.get(float(t))
+            return None if balls is None else dict(balls)
+
+    def _keep_truth(self, t: float, ids, pos) -> None:
+        self._truth[float(t)] = {int(i): (float(p[0]), float(p[1])) for i, p in zip(ids, pos)}
+        while len(self._truth) > TRUTH_FRAMES:
+            self._truth.popitem(last=False)
+
     # ---- rendering --------------------------------------------------------------------------
-    def _motion_frame(self, motion: Motion, t: float) -> np.ndarray:
-        """The balls of ``motion`` ``t`` seconds after its strike."""
+    def _motion_frame(self, motion: Motion, t: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The balls of ``motion`` ``t`` seconds after its strike: (image, ids (N,), centres (N, 2) [m])."""
         res = motion.result
         pos = positions_at(res, motion.start, np.array([t]), self._params)[0]
         on = ~np.isnan(pos[:, 0])
         self._roll(res.ids[on], pos[on])
         self._rest = None
-        return self._render(res.ids[on], pos[on])
+        return self._render(res.ids[on], pos[on]), res.ids[on], pos[on]
 
     def _rest_frame(self, version: int, state) -> np.ndarray:
         """The world at rest: rendered once per version."""

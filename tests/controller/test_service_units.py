@@ -14,7 +14,7 @@ from controller.service.observe import CameraFault, FrameReader, Sighting, ancho
 from controller.service.opponent import inferred_call
 from controller.service.setup import resume_state
 from controller.service.states import TRANSITIONS, State, StateMachine
-from hil.recording import RunWriter, read_jsonl, read_run, repair_jsonl
+from hil.recording import FORMAT_VERSION, RunWriter, read_jsonl, read_run, repair_jsonl
 from planner.rules.facts import ShotFacts
 from planner.rules.game import CalledShot, GameState, InHand
 from planner.state import TableState
@@ -193,7 +193,7 @@ def test_frames_are_numbered_pngs_with_an_index(tmp_path):
     w.close()
     assert RunWriter(tmp_path, resume=True).next_frame == 2
     rec = read_run(tmp_path)
-    assert [f["t"] for f in rec.frames] == [0.5, 0.6] and rec.meta == {"seed": 3}
+    assert [f["t"] for f in rec.frames] == [0.5, 0.6] and rec.meta == {"seed": 3, "format": FORMAT_VERSION}
     assert rec.frame_path(1).exists() and (rec.config_dir / "service.yaml").exists()
     assert not [p for p in os.listdir(tmp_path / "frames") if p.startswith(".")]
 
