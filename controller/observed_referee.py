@@ -67,7 +67,7 @@ that applies it.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -110,6 +110,12 @@ class ObservedShot:
     undecided: tuple[str, ...]
     vanished: frozenset[int]
     contact_time: float | None
+
+    def facts_given(self, ids_after) -> ShotFacts:
+        """The facts to rule on once the table after the shot is known (``ids_after``: the ball
+        ids it holds): the balls that vanished and are not on it are off the table."""
+        gone = self.vanished - frozenset(int(b) for b in ids_after)
+        return replace(self.facts, off_table=self.facts.off_table | gone) if gone else self.facts
 
 
 def observe_shot(snapshots: Sequence[Snapshot], table: Table, R: float, noise: float = NOISE,

@@ -1,5 +1,5 @@
 """Recordings without a game: footage from a camera (``record_footage``) and someone else's
-annotated frames (``import_frames``), written in the run-directory format (docs/recording.md) so
+annotated frames, a directory of images or a video file (``import_frames``), written in the run-directory format (docs/recording.md) so
 that ``cuerobot hil replay`` replays them like a game's recording.
 
 Both copy the camera and table configuration they were made with into ``config/`` and write
@@ -42,40 +42,80 @@ def _ball_id(label: str) -> int | None:
     return int(label) if label.strip().isdigit() and 0 <= int(label) <= 15 else None
 
 
-def import_frames(frames_dir: str | Path, truth_file: str | Path, camera: str | Path, out: str | Path,
-                  table: str | Path | None = None, fps: float = 30.0) -> Path:
-    """Turn a directory of images (sorted by name; frame k at time k / fps [s]) and their
-    annotations into the recording ``out``. Images without annotations get no truth line.
-    Raises ValueError (an unreadable image, a size that is not the camera's, no images),
-    vision.truth_formats.TruthFormatError, config.reader.ConfigError."""
-    from vision.camera import pixels_to_table
-    from vision.truth_formats import load_truth
-
-    images = sorted(p for p in Path(frames_dir).iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
+def _images(frames_dir: Path, fps: float):
+    """(names the annotations may use, what to call it in errors, BGR image, time [s]) of each
+    image of a directory, sorted by name, frame k at k / fps."""
+    images = sorted(p for p in frames_dir.iterdir() if p.suffix.lower() in IMAGE_SUFFIXES)
     if not images:
         raise ValueError(f"{frames_dir}: no images ({', '.join(IMAGE_SUFFIXES)})")
-    truth = load_truth(truth_file)
-    out = Path(out)
-    cs, tc = _config(out, camera, table)
-    w, h = cs.camera.size
-    writer = RunWriter(out)
-    try:
+
+    def read():
         for k, path in enumerate(images):
             image = cv2.imread(str(path), cv2.IMREAD_COLOR)
             if image is None:
                 raise ValueError(f"{path}: cannot read the image")
+            yield (path.name,), str(path), image, k / fps
+    return read()
+
+
+def video_frame_names(k: int) -> tuple[str, ...]:
+    """The names annotations may give frame ``k`` (from 0) of a video: ``"k"``, or
+    ``frame_NNNNNN`` with any image suffix (CVAT's and Label Studio's frame exports)."""
+    stem = f"frame_{k:06d}"
+    return (str(k), stem, *(stem + suf for suf in IMAGE_SUFFIXES), *(stem + suf.upper() for suf in IMAGE_SUFFIXES))
+
+
+def _video(path: Path):
+    """The frames of a video file, their times its own (``controller.camera.VideoCamera``)."""
+    from controller.camera import CameraError, VideoCamera
+
+    cam = VideoCamera(str(path))
+    try:
+        while True:
+            try:
+                f = cam.read()
+            except CameraError:
+                break
+            yield video_frame_names(f.index), f"{path} frame {f.index}", f.image, f.t
+    finally:
+        cam.close()
+
+
+def import_frames(frames: str | Path, truth_file: str | Path, camera: str | Path, out: str | Path,
+                  table: str | Path | None = None, fps: float = 30.0) -> Path:
+    """Turn footage and its annotations into the recording ``out``. ``frames``: a directory of
+    images (sorted by name, matched to annotations by file name; frame k at time k / fps [s]), or
+    a video file (frame k matched to the annotations of ``video_frame_names(k)``; times the
+    file's own). Frames without annotations get no truth line. Raises ValueError (an unreadable
+    image, a size that is not the camera's, no frames), controller.camera.CameraError (a video
+    OpenCV cannot open), vision.truth_formats.TruthFormatError, config.reader.ConfigError."""
+    from vision.camera import pixels_to_table
+    from vision.truth_formats import load_truth
+
+    src = Path(frames)
+    source = _images(src, fps) if src.is_dir() else _video(src)
+    truth = load_truth(truth_file)
+    out = Path(out)
+    cs, tc = _config(out, camera, table)
+    w, h = cs.camera.size
+    writer, n = RunWriter(out), 0
+    try:
+        for names, what, image, t in source:
             if image.shape[:2] != (h, w):
-                raise ValueError(f"{path} is {image.shape[1]}x{image.shape[0]} but the camera ({camera}) is {w}x{h}")
-            ft = truth.get(path.name)
+                raise ValueError(f"{what} is {image.shape[1]}x{image.shape[0]} but the camera ({camera}) is {w}x{h}")
+            ft = next((truth[k] for k in names if k in truth), None)
             note = None
             if ft is not None:
                 xy = pixels_to_table(cs.camera, ft.px, tc.physics.R) if len(ft.px) else np.zeros((0, 2))
                 labels = ft.labels or [""] * len(ft.px)
                 note = ([(_ball_id(lab), p) for lab, p in zip(labels, xy)], ft.px)
-            writer.frame(image, k / fps, "footage", None, annotation=note)
+            writer.frame(image, t, "footage", None, annotation=note)
+            n += 1
     finally:
         writer.close()
-    write_meta(out, {"source": "import", "frames_from": str(frames_dir), "truth_from": str(truth_file),
+    if n == 0:
+        raise ValueError(f"{frames}: no frames in the video")
+    write_meta(out, {"source": "import", "frames_from": str(frames), "truth_from": str(truth_file),
                      "started": time.time()})
     return out
 

@@ -65,7 +65,9 @@ def build_rig(root: str | Path, spec: VisionSpec) -> Rig:
 @dataclass(frozen=True)
 class FrameResult:
     """What vision saw in one recorded frame. px (M, 2) [px], xy (M, 2) [m], labels (M,),
-    ids (M,) (-1: not identified); ms: detection time [ms] (not the PNG decode)."""
+    ids (M,) (-1: not identified); ms: detection time [ms] (not the PNG decode); observations:
+    vision's own list (``vision.pipeline.BallObservation``), what the service reads a frame from
+    (``hil.sightings``)."""
     i: int
     t: float
     kind: str
@@ -75,19 +77,7 @@ class FrameResult:
     labels: list
     ids: np.ndarray
     ms: float
-
-    def balls(self) -> dict[int, tuple[float, float]]:
-        """The identified balls as the service reads them (``controller.service.observe.sight``):
-        {id: (x, y) [m]}, an id seen twice in the frame left out."""
-        out: dict[int, tuple[float, float]] = {}
-        twice = set()
-        for b, p in zip(self.ids.tolist(), self.xy):
-            if b < 0:
-                continue
-            if b in out:
-                twice.add(b)
-            out[b] = (float(p[0]), float(p[1]))
-        return {b: p for b, p in out.items() if b not in twice}
+    observations: tuple = ()
 
 
 def _detect_one(vision, root: Path, entry: dict) -> FrameResult:
@@ -103,7 +93,7 @@ def _detect_one(vision, root: Path, entry: dict) -> FrameResult:
                        np.array([(o.x_px, o.y_px) for o in obs], float).reshape(-1, 2),
                        np.array([(o.x_m, o.y_m) for o in obs], float).reshape(-1, 2),
                        [o.label for o in obs],
-                       np.array([-1 if o.ball_id is None else o.ball_id for o in obs], np.int64), ms)
+                       np.array([-1 if o.ball_id is None else o.ball_id for o in obs], np.int64), ms, tuple(obs))
 
 
 _WORKER: dict = {}

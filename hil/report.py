@@ -1,6 +1,7 @@
-"""The HTML report of a replay: the summary, the violated thresholds, and the worst frames
-drawn (true centres as green crosses with their ids, detections as red circles with their
-labels), each frame an embedded PNG: one self-contained file."""
+"""The HTML report of a replay: the summary, the violated thresholds, the rest-detection timing
+of every shot, and the worst frames drawn (true centres as green crosses with their ids,
+detections as red circles with their labels), each frame an embedded PNG: one self-contained
+file."""
 from __future__ import annotations
 
 import base64
@@ -11,6 +12,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from config.atomic import write_atomic
 from hil.replay import Replay, format_summary
 
 
@@ -36,6 +38,23 @@ def _png_data(image: np.ndarray) -> str:
     return base64.b64encode(buf.tobytes()).decode("ascii")
 
 
+def _rest_table(per_shot: list[dict]) -> list[str]:
+    """The rest-detection timing of every shot as an HTML table (empty without shots); rows where
+    today's detector differs from the recorded frame marked."""
+    if not per_shot:
+        return []
+    cols = ("recording", "shot", "recorded_i", "replayed_i", "delay_frames", "delay_s", "stopped_i", "lag_frames",
+            "lag_s", "recorded_lag_frames")
+    rows = ["<h2>Rest-detection timing</h2><p>frame numbers i; delay = replayed - recorded, lag = replayed - "
+            "stopped (truth); negative: earlier; replayed none: never at rest</p><table border=1 cellpadding=3><tr>"
+            + "".join(f"<th>{c}</th>" for c in cols) + "</tr>"]
+    for e in per_shot:
+        bad = " class='bad'" if e["replayed_i"] != e["recorded_i"] else ""
+        rows.append(f"<tr{bad}>" + "".join(f"<td>{html.escape(str(e[c]) if e[c] is not None else '-')}</td>"
+                                         for c in cols) + "</tr>")
+    return rows + ["</table>"]
+
+
 def write_report(result: Replay, violated: list[str], out: str | Path) -> Path:
     """Write the report of ``result`` to ``out`` (HTML). ``violated``: the threshold sentences
     (``hil.thresholds.violations``). Returns the path."""
@@ -48,6 +67,7 @@ def write_report(result: Replay, violated: list[str], out: str | Path) -> Path:
                      + "".join(f"<li class='bad'>{html.escape(v)}</li>" for v in violated) + "</ul>")
     else:
         parts.append("<h2>Every threshold holds</h2>")
+    parts += _rest_table(result.summary["rest"]["per_shot"])
     parts.append("<h2>Worst frames</h2><p>green crosses: truth (ids); red circles: detections (labels)</p>")
     for w in result.summary["worst_frames"]:
         fr, truth = result.worst[(w["recording"], w["i"])]
@@ -57,6 +77,4 @@ def write_report(result: Replay, violated: list[str], out: str | Path) -> Path:
         if image is not None:
             parts.append(f"<img alt='frame {w['i']}' src='data:image/png;base64,{_png_data(draw_frame(image, fr, truth))}'>")
     parts.append(f"<h2>Figures (JSON)</h2><pre>{html.escape(json.dumps(result.summary, indent=1))}</pre>")
-    p = Path(out)
-    p.write_text("\n".join(parts), encoding="utf-8")
-    return p
+    return write_atomic(Path(out), "\n".join(parts))

@@ -1,12 +1,14 @@
 """Suite files (hil/suites/*.yaml): a set of recordings and the thresholds they must pass.
 
-    name: sim-break
+    name: sim-game
     recordings: [../../runs/20261124-091500]   # run directories, relative to the suite file
-    sim: [{seed: 5, shots: 1, fps: 15}]        # sim recordings regenerated (hil.simrec)
-    thresholds: {recall_min: 0.995, ...}       # hil/thresholds.py
+    sim: [{seed: 5, shots: 4, fps: 15}]        # sim recordings regenerated (hil.simrec)
+    thresholds: {recall_min: 0.995, ..., planner_tolerance: {phi: 0.05, ...}}   # hil/thresholds.py
 
 ``sim`` entries are games recorded afresh by ``hil.simrec.record_sim_game`` (deterministic in
-their seed) into ``work_dir``, so that the repository keeps no frames.
+their seed) into ``work_dir``, so that the repository keeps no frames. pytest runs every suite
+(tests/hil/test_suites.py); there the ``sim_games`` fixture records each sim game once per
+session and the tests share it.
 """
 from __future__ import annotations
 
@@ -16,17 +18,19 @@ from pathlib import Path
 
 import yaml
 
-from hil.thresholds import ThresholdError, parse_thresholds
+from hil.thresholds import ThresholdError, parse_thresholds, parse_tolerance
 
 
 @dataclass(frozen=True)
 class Suite:
     """name; recordings: paths of run directories; sim: the sim games to regenerate (dicts of
-    seed, shots, fps); thresholds: {name_min|name_max: bound}."""
+    seed, shots, fps); thresholds: {name_min|name_max: bound}; tolerance: the thresholds'
+    planner_tolerance (hil.plans.TOLERANCE keys)."""
     name: str
     recordings: list[str]
     sim: list[dict]
     thresholds: dict[str, float]
+    tolerance: dict[str, float]
 
 
 def load_suite(path: str | Path, work_dir: str | Path | None = None, regenerate: bool = True) -> Suite:
@@ -51,4 +55,6 @@ def load_suite(path: str | Path, work_dir: str | Path | None = None, regenerate:
         for k, s in enumerate(sim):
             recs.append(str(record_sim_game(base / f"sim{k}-seed{s['seed']}", seed=int(s["seed"]),
                                             shots=int(s.get("shots", 1)), fps=s.get("fps"))))
-    return Suite(str(data.get("name", p.stem)), recs, sim, parse_thresholds(data.get("thresholds"), str(p)))
+    limits = data.get("thresholds")
+    return Suite(str(data.get("name", p.stem)), recs, sim, parse_thresholds(limits, str(p)),
+                 parse_tolerance(limits, str(p)))

@@ -7,7 +7,7 @@ loop calls ``checkpoint()`` where stopping is safe (before planning, before a sh
 - ``checkpoint()`` raises ``Stopped`` after ``stop()``, ``Halt(FAULTED)`` after ``estop()``,
   ``Halt(PAUSED)`` after ``pause()``; it returns otherwise.
 - ``hold`` puts the machine in PAUSED or FAULTED with the reason (the status and a "fault"
-  event show it) and blocks until ``resume()``; then it runs ``recover()`` (reconnecting the
+  event show it) and blocks until ``resume()`` (an e-stop while PAUSED turns it FAULTED); then it runs ``recover()`` (reconnecting the
   robot): if that raises ActuatorError it stays FAULTED with the new reason and waits again.
   Returns True when resumed, False after ``stop()``.
 - ``estop()`` sends ESTOP at once, from the caller's thread (``Actuator.estop`` allows it while a
@@ -42,6 +42,7 @@ class Gate:
         self.opponent_finished = threading.Event()
         self._pause = threading.Event()
         self._resume = threading.Event()
+        self._wake = threading.Event()           # set by resume, estop and stop: hold() looks again
         self._estop: str | None = None
 
     # ---- from the dashboard (any thread) ----
@@ -51,6 +52,7 @@ class Gate:
     def resume(self) -> None:
         self._pause.clear()
         self._resume.set()
+        self._wake.set()
 
     def estop(self) -> None:
         try:
@@ -61,10 +63,11 @@ class Gate:
         self._estop = why
         self.hub.set_status(fault=why)
         self.hub.fault(why)
+        self._wake.set()
 
     def stop(self) -> None:
         self.stopping.set()
-        self._resume.set()
+        self._wake.set()
 
     def opponent_done(self) -> None:
         self.opponent_finished.set()
@@ -85,9 +88,11 @@ class Gate:
             self.hub.set_status(state=state.value, reason=reason, fault=reason if state is State.FAULTED else None)
             if state is State.FAULTED:
                 self.hub.fault(reason)
-            self._resume.wait()
-            if self.stopping.is_set():
-                break
+            if not self._wait_for_resume(paused=state is State.PAUSED):
+                if self.stopping.is_set():
+                    break
+                state, reason = State.FAULTED, self._estop       # an e-stop while paused
+                continue
             try:
                 recover()
             except ActuatorError as e:
@@ -98,3 +103,15 @@ class Gate:
             self.hub.set_status(fault=None, reason=None)
             return True
         return False
+
+    def _wait_for_resume(self, paused: bool) -> bool:
+        """Block until resume() (True), stop(), or, while ``paused``, an e-stop (False)."""
+        while True:
+            self._wake.wait()
+            self._wake.clear()
+            if self.stopping.is_set():
+                return False
+            if self._resume.is_set():
+                return True
+            if paused and self._estop is not None:
+                return False

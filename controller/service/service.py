@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -332,10 +332,7 @@ class Service:
         self.machine.go(State.JUDGING, shot=shot.n)
         t0 = time.perf_counter()
         o = shot.observed
-        facts = o.facts
-        still = o.vanished - frozenset(int(b) for b in cap.state.ids)
-        if still:
-            facts = replace(facts, off_table=facts.off_table | still)
+        facts = o.facts_given(cap.state.ids)
         call = shot.decision.call if shot.decision is not None else inferred_call(shot.game, facts)
         try:
             game, outcome = rule(shot.game, call, facts, pocket_ids=self.p.table.pocket_ids)
@@ -453,9 +450,9 @@ class Service:
 
     def _on_capture(self, cap: Capture) -> None:
         self.capture = cap
-        if self.writer is not None:
-            s = cap.sightings[-1]
-            self.writer.frame(s.frame.image, s.t, "rest", self.n)
+        if self.writer is not None:            # every frame the capture was judged on (HIL replays them)
+            for s in cap.sightings:
+                self.writer.frame(s.frame.image, s.t, "rest", self.n)
         self._publish_status()
 
     def _on_transition(self, rec: dict) -> None:

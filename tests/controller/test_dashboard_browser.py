@@ -134,9 +134,11 @@ def test_page_shows_frame_and_plan_and_its_estop_stops_the_robot(running_service
     browser.find_element(By.ID, "estop").click()
     # the simulated robot, asked over its serial line (STATUS), reports ESTOP
     wait(browser, lambda d: game.backend.actuator.status().state == "ESTOP", "the simulated robot to report ESTOP")
-    # The page learns the new state from the event stream, without a reload.
-    wait(browser, lambda d: text_of(d, "state") == service.status()["state"], "the page to show the new state")
-    assert text_of(browser, "fault") == f"Fault: {service.status()['fault']}"
+    # The paused service is now faulted, and the page learns it from the event stream, without a reload.
+    wait(browser, lambda d: text_of(d, "state") == "faulted", "the page to show the faulted state")
+    assert service.status()["state"] == "faulted"
+    wait(browser, lambda d: text_of(d, "fault") == f"Fault: {service.status()['fault']}", "the page to show the fault")
+    assert "ESTOP sent to the robot" in service.status()["fault"]
     assert browser.execute_script("return window.notReloaded === true;")
     assert "estop: sent" in text_of(browser, "message")
 

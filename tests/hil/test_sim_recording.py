@@ -17,7 +17,7 @@ def test_every_frame_has_the_simulators_truth(sim_recording):
     rack = rack_8ball(tc.table, tc.physics.R, np.random.default_rng(derive_seeds(rec.meta["seed"])["rack"]))
     first = {b["id"]: (b["x"], b["y"]) for b in rec.truth[rec.frames[0]["i"]]["balls"]}
     assert first == {int(i): (float(p[0]), float(p[1])) for i, p in zip(rack.ids, rack.pos)}
-    after = truth_state_at(sim_recording, 1)          # sim_truth.jsonl: the world's table, to 1e-5 m
+    after = truth_state_at(sim_recording, len(rec.shots))   # sim_truth.jsonl: the world's table, to 1e-5 m
     last = {b["id"]: (b["x"], b["y"]) for b in rec.truth[rec.frames[-1]["i"]]["balls"]}
     assert set(last) == set(after.ids.tolist())
     for i, p in zip(after.ids.tolist(), after.pos):
