@@ -2,8 +2,10 @@
 
 ``score`` compares what a detector reports with the truth of a rendered frame; ``naive_centres``
 is the baseline a first attempt would write (undistort the whole frame with maps computed on
-every call, HoughCircles on the whole grey frame, centres mapped onto the cloth plane);
-``run_bench`` renders layouts and measures both, one core.
+every call, HoughCircles on the whole grey frame, centres mapped onto the cloth plane), and
+``naive_pixel_centres`` its pixel-only form (HoughCircles for one radius); ``run_bench`` renders
+layouts and measures the registered and the pixel-only modes and the baselines, one core;
+``time_images`` times the pixel-only mode and its baseline on image files (real frames).
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from tqdm import tqdm
 
 from planner.table import Table
 from vision.camera import CameraModel, pixels_to_table, sphere_silhouettes, table_to_pixels
+from vision.detect_pixels import detect_in_pixels
 from vision.evaluate import match
 from vision.layouts import rack, random_layout
 from vision.pipeline import TableVision
@@ -96,51 +99,100 @@ def _radius_range(cam: CameraModel, table: Table, R: float) -> tuple[float, floa
     return float(r.min()) * 0.9, float(r.max()) * 1.1
 
 
+def naive_pixel_centres(image: np.ndarray, radius_px: float) -> np.ndarray:
+    """Baseline of the pixel-only mode: HoughCircles on the whole grey frame for radii within 20 %
+    of ``radius_px``. Returns (K, 2) circle centres [px]."""
+    grey = cv2.medianBlur(cv2.cvtColor(image, cv2.COLOR_BGR2GRAY), 3)
+    circles = cv2.HoughCircles(grey, cv2.HOUGH_GRADIENT, dp=1, minDist=1.6 * radius_px, param1=80, param2=14,
+                               minRadius=int(0.8 * radius_px), maxRadius=int(np.ceil(1.2 * radius_px)))
+    return np.zeros((0, 2)) if circles is None else circles[0, :, :2].astype(np.float64)
+
+
 @dataclass(frozen=True)
 class BenchResult:
+    """Median ms per frame of each mode and baseline, and the scores on the rendered frames
+    (pixel-only scores in pixels against the projected centres, gate: the outline radius)."""
     frames: int
     ms: float
     baseline_ms: float
     ours: Score
     baseline: Score
+    pixels_ms: float
+    pixels_baseline_ms: float
+    pixels: Score
+    radius_px: float
 
 
 def run_bench(sc: SyntheticCamera, landmarks, n: int = 30, seed: int = 0, reps: int = 3,
               progress: bool = True) -> BenchResult:
-    """Render ``n`` layouts, score the pipeline and the baseline, and time both on one core
-    (median over ``reps`` passes of every frame)."""
+    """Render ``n`` layouts, score both modes and their baselines, and time them on one core
+    (median over ``reps`` passes of every frame, after a warm-up call). The pixel-only mode is
+    given the median outline radius of a ball on this camera."""
     cv2.setNumThreads(1)
     frames = render_layouts(sc, n, seed, progress=progress)
     vision = TableVision(sc.cam, sc.table, sc.R, landmarks)
-    ours, base = Score(), Score()
-    times, base_times = [], []
+    radius_px = float(np.median(_radius_range(sc.cam, sc.table, sc.R)))
+    ours, base, pixels = Score(), Score(), Score()
+    times, base_times, pix_times, pix_base_times = [], [], [], []
     for f in tqdm(frames, desc="detecting", disable=not progress):
         det, obs = vision.detect(f.image)          # warm-up and scoring
         ids = np.array([o.ball_id if o.ball_id is not None else -1 for o in obs])
         ours.add(f.truth.ids, f.truth.pos, det.xy, ids, sc.R)
         base.add(f.truth.ids, f.truth.pos, naive_centres(f.image, sc.cam, sc.table, sc.R), None, sc.R)
+        pixels.add(f.truth.ids, f.truth.centre_px, detect_in_pixels(f.image, radius_px).px, None, radius_px)
         for _ in range(reps):
-            t0 = time.perf_counter()
-            vision.detect(f.image)
-            times.append(time.perf_counter() - t0)
-            t0 = time.perf_counter()
-            naive_centres(f.image, sc.cam, sc.table, sc.R)
-            base_times.append(time.perf_counter() - t0)
-    return BenchResult(len(frames), float(np.median(times)) * 1000, float(np.median(base_times)) * 1000, ours, base)
+            times.append(_timed(vision.detect, f.image))
+            base_times.append(_timed(naive_centres, f.image, sc.cam, sc.table, sc.R))
+            pix_times.append(_timed(detect_in_pixels, f.image, radius_px))
+            pix_base_times.append(_timed(naive_pixel_centres, f.image, radius_px))
+    return BenchResult(len(frames), _median_ms(times), _median_ms(base_times), ours, base,
+                       _median_ms(pix_times), _median_ms(pix_base_times), pixels, radius_px)
+
+
+def time_images(images: list[np.ndarray], radius_px: float, reps: int = 3) -> tuple[float, float]:
+    """(ms, baseline ms): median time per frame of the pixel-only mode and of its baseline
+    (``naive_pixel_centres``) on BGR images (real frames), one core, after a warm-up call each."""
+    cv2.setNumThreads(1)
+    times, base_times = [], []
+    for image in images:
+        detect_in_pixels(image, radius_px)
+        naive_pixel_centres(image, radius_px)
+        for _ in range(reps):
+            times.append(_timed(detect_in_pixels, image, radius_px))
+            base_times.append(_timed(naive_pixel_centres, image, radius_px))
+    return _median_ms(times), _median_ms(base_times)
+
+
+def _timed(fn, *args) -> float:
+    t0 = time.perf_counter()
+    fn(*args)
+    return time.perf_counter() - t0
+
+
+def _median_ms(times: list[float]) -> float:
+    return float(np.median(times)) * 1000
 
 
 def to_json(res: BenchResult) -> dict:
-    """The bench's figures as a JSON-ready dict (times in ms, errors in mm)."""
+    """The bench's figures as a JSON-ready dict (times in ms, errors in mm; strict JSON: an error
+    over no found ball is null, with the reason under "note")."""
     def score(s: Score) -> dict:
-        return {"balls": s.balls, "found": s.found, "recall": s.recall, "false_balls": s.false,
-                "rms_mm": s.rms_mm, "max_mm": s.max_mm}
+        d = {"balls": s.balls, "found": s.found, "recall": s.recall, "false_balls": s.false,
+             "rms_mm": s.rms_mm if s.errors else None, "max_mm": s.max_mm if s.errors else None}
+        return d if s.errors else {**d, "note": "no ball found: no position error to measure"}
+    p = res.pixels
     return {"frames": res.frames, "ms_per_frame": res.ms, "baseline_ms_per_frame": res.baseline_ms,
             "speedup": res.baseline_ms / res.ms, "pipeline": {**score(res.ours), "identity": res.ours.identity},
-            "baseline": score(res.baseline)}
+            "baseline": score(res.baseline),
+            "pixel_only": {"radius_px": res.radius_px, "ms_per_frame": res.pixels_ms,
+                           "baseline_ms_per_frame": res.pixels_baseline_ms,
+                           "speedup": res.pixels_baseline_ms / res.pixels_ms, "balls": p.balls, "found": p.found,
+                           "recall": p.recall, "false_balls": p.false,
+                           "median_px": float(np.median(p.errors)) if p.errors else None}}
 
 
 def report(res: BenchResult) -> str:
-    o, b = res.ours, res.baseline
+    o, b, p = res.ours, res.baseline, res.pixels
     return "\n".join([
         f"vision pipeline (detect + identify), 1280x720, one core: {res.ms:.1f} ms/frame "
         f"(median of {res.frames} frames; target <= 15 ms)",
@@ -151,4 +203,9 @@ def report(res: BenchResult) -> str:
         f"(max {o.max_mm:.2f} mm), identity {100 * o.identity:.2f} %",
         f"  baseline: recall {100 * b.recall:.2f} %, false balls {b.false}, centre RMS {b.rms_mm:.3f} mm "
         f"(max {b.max_mm:.2f} mm)",
+        f"pixel-only mode (--radius-px {res.radius_px:.1f}), same frames, one core: {res.pixels_ms:.1f} ms/frame "
+        f"(target <= 15 ms); baseline (HoughCircles, one radius): {res.pixels_baseline_ms:.1f} ms/frame, "
+        f"x{res.pixels_baseline_ms / res.pixels_ms:.1f}",
+        f"  recall {100 * p.recall:.2f} %, false balls {p.false}, centre error median "
+        f"{np.median(p.errors) if p.errors else float('nan'):.2f} px (outline centre vs projected centre)",
     ])

@@ -13,7 +13,7 @@ Stages, each a function over arrays:
 1. ``fit_cloth`` (``vision.cloth``): the cloth's colour direction (a shadow scales the colour and keeps it) and its
    lit brightness over the image (a quadratic surface), from a sparse grid of pixels, per frame.
 2. ``foreground`` (half resolution): pixels off the cloth's colour, or darker than any shadow.
-3. ``candidates``: peaks of radial-symmetry votes (``symmetry_votes``) inside blobs of foreground
+3. ``candidates`` (``vision.candidates``): peaks of radial-symmetry votes inside blobs of foreground
    that fill a ball-sized square; touching balls vote for their own centres, chalk marks and
    specks are too small.
 4. Outline points along the normals of each ball's predicted outline (``silhouette_circles``):
@@ -36,6 +36,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from planner.jit import njit
 from planner.table import Table
 from vision import edges as _edges
 from vision.balls import srgb_to_linear
@@ -47,15 +48,13 @@ from vision.camera import (
     sphere_silhouettes,
     table_to_pixels,
 )
-from vision.cloth import ClothModel, fit_cloth, foreground
+from vision.candidates import candidates, distinct, fill_fraction
+from vision.cloth import CHROMA_TAN, ClothModel, fit_cloth, foreground, off_cloth
 from vision.fits import fit_spheres
 from vision.scene import CLOTH, CUSHION, NOSE_FACE, POCKET, RailGeometry, TableScene
 
 LINEAR_LUT = srgb_to_linear(np.arange(256)).astype(np.float32)   # 8-bit sRGB -> linear light
 
-# candidates
-FILL_MIN = 0.6                        # a candidate's square is at least this full of foreground
-VOTES_MIN = 1.5                        # smoothed symmetry votes at a candidate (a lone ball: ~10+)
 # outline points (full resolution, linear light)
 N_RAYS = 48                            # search lines per ball
 SEARCH_WIDTHS = (3.0, 1.5)             # px either side of the predicted outline, per pass
@@ -65,7 +64,12 @@ DARK_LINEAR = 0.2                      # darker than this share of the lit cloth
 EDGE_MIN_SHARE = 0.1                   # weakest step accepted, as a share of the lit cloth
 REFINE_REACH = 1.0                     # px a refined outline point may move
 # acceptance
-RMS_MAX_PX = 0.6                       # a ball's outline fits its sphere (circle) to this RMS [px]
+LOCAL_RING = 2.0                       # a ball's local cloth colour is read this many outline radii out ...
+LOCAL_MIN = 4                          # ... from at least this many of 16 cloth-coloured samples
+RMS_MAX_PX = 0.6                       # a ball's outline fits its sphere (circle) to this RMS [px] near a pocket ...
+RMS_MAX_SHARE = 0.055                  # ... and to this share of its outline radius elsewhere (JPEG blocks
+                                       # roughen an outline: 0.7 px at 12.8 px; 0.07 let a mis-fitted ball
+                                       # through on the wide-angle lens test)
 RHO_TOLERANCE = 0.15                   # a ball's fitted radius is within this share of R
 MIN_EDGES = 8                          # a ball needs at least this many consistent outline points
 MIN_EDGES_PIXELS = 20                  # ... in pixel-only mode, with no table model to vet candidates
@@ -101,92 +105,6 @@ class Detections:
                             ("px", "r_px", "xy", "rms_px", "n_edges", "fill", "cloth_v")))
 
 
-# ---- 3. candidates --------------------------------------------------------------------------
-def symmetry_votes(img: np.ndarray, mask: np.ndarray, radius, min_grad: float = 40.0) -> np.ndarray:
-    """Radial-symmetry votes (after Loy & Zelinsky 2003, 'Fast radial symmetry for detecting points
-    of interest', IEEE PAMI 25(8), the orientation-projection image O_n of Sec. 2, both signs).
-
-    Every edge pixel (colour gradient, the strongest channel's 3x3 Sobel >= min_grad) inside
-    ``mask`` votes at the two points ``radius`` pixels away along its gradient (radius: a number,
-    or an (h, w) map of the expected radius at each pixel). A ball's outline
-    sends its votes to its centre whatever its contrast, and so does the boundary between two
-    touching balls (its normal passes through both centres). Returns (h, w) float32 votes,
-    Gaussian-smoothed with sigma 1 px.
-    """
-    dx = cv2.Sobel(img, cv2.CV_32F, 1, 0)
-    dy = cv2.Sobel(img, cv2.CV_32F, 0, 1)
-    m2 = dx * dx + dy * dy
-    c = np.argmax(m2, axis=-1)[..., None]
-    gx = np.take_along_axis(dx, c, -1)[..., 0]
-    gy = np.take_along_axis(dy, c, -1)[..., 0]
-    mag = np.sqrt(np.take_along_axis(m2, c, -1)[..., 0])
-    ys, xs = np.nonzero((mag >= min_grad) & mask)
-    h, w = mag.shape
-    votes = np.zeros(h * w, dtype=np.float32)
-    if xs.size:
-        ux, uy = gx[ys, xs] / mag[ys, xs], gy[ys, xs] / mag[ys, xs]
-        rad = radius[ys, xs] if np.ndim(radius) else radius
-        for sign in (1.0, -1.0):
-            px = np.rint(xs + sign * rad * ux).astype(np.intp)
-            py = np.rint(ys + sign * rad * uy).astype(np.intp)
-            ok = (px >= 0) & (px < w) & (py >= 0) & (py < h)
-            votes += np.bincount(py[ok] * w + px[ok], minlength=h * w).astype(np.float32)
-    return cv2.GaussianBlur(votes.reshape(h, w), (0, 0), 1.0)
-
-
-def fill_fraction(fg: np.ndarray, known: np.ndarray, known_count: np.ndarray, box: int) -> np.ndarray:
-    """Share (h, w) of the judged pixels in a box x box square that are foreground."""
-    num = cv2.boxFilter(cv2.bitwise_and(fg, fg, mask=known), cv2.CV_32F, (box, box), normalize=False)
-    return num / (255.0 * np.maximum(known_count, 1.0))
-
-
-def candidates(img: np.ndarray, fg: np.ndarray, known: np.ndarray, known_count: np.ndarray,
-               allowed: np.ndarray, radius, box: int,
-               mute: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """Candidate ball centres: radial-symmetry peaks inside blobs of foreground.
-
-    img: (h, w, 3) BGR; fg: (h, w) uint8 foreground (255); known: (h, w) uint8 1 where colour can be
-    judged; known_count: box-filtered ``known``; allowed: (h, w) bool where a centre may be;
-    radius: expected ball radius [px], a number or an (h, w) map; box: side of the fill square
-    [px]; mute: (h, w) bool, pixels
-    whose edges do not vote (the empty table's own edges).
-    Returns (centres (M, 2) as (u, v) in these pixels, fill (M,)).
-    Blobs smaller than a quarter of a ball are ignored (chalk, specks of noise).
-    """
-    fill = fill_fraction(fg, known, known_count, box)
-    r_big = float(np.max(radius))
-    blobs, _ = cv2.findContours(cv2.bitwise_and(fg, fg, mask=known), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
-    h, w = fg.shape
-    pad = int(np.ceil(r_big)) + 3
-    sep = 1.3 * float(np.min(radius))
-    out = []
-    min_area = 0.25 * np.pi * float(np.min(radius)) ** 2
-    for blob in blobs:
-        x, y, bw, bh = cv2.boundingRect(blob)
-        if bw * bh < min_area:
-            continue
-        x0, y0 = max(x - pad, 0), max(y - pad, 0)
-        x1, y1 = min(x + bw + pad, w), min(y + bh + pad, h)
-        region = np.zeros((y1 - y0, x1 - x0), np.uint8)
-        cv2.drawContours(region, [blob], -1, 1, thickness=cv2.FILLED, offset=(-x0, -y0))
-        if cv2.countNonZero(region) < min_area:
-            continue
-        region = cv2.dilate(region, np.ones((5, 5), np.uint8)) > 0
-        voters = region if mute is None else region & ~mute[y0:y1, x0:x1]
-        votes = symmetry_votes(img[y0:y1, x0:x1], voters, radius[y0:y1, x0:x1] if np.ndim(radius) else radius)
-        f = fill[y0:y1, x0:x1]
-        ok = region & allowed[y0:y1, x0:x1] & (f >= FILL_MIN) & (votes >= VOTES_MIN)
-        votes = np.where(ok, votes, 0.0).astype(np.float32)
-        peak = ok & (votes >= cv2.dilate(votes, np.ones((3, 3), np.uint8)))
-        ys, xs = np.nonzero(peak)
-        out.append(np.stack([xs + x0, ys + y0, votes[ys, xs], f[ys, xs]], axis=1))
-    if not out:
-        return np.zeros((0, 2)), np.zeros(0)
-    out = np.concatenate(out)
-    keep = _distinct(out[:, :2], out[:, 2], sep)      # strongest first, over all blobs (they can split a ball)
-    return out[keep, :2].astype(np.float64), out[keep, 3].astype(np.float64)
-
-
 # ---- 4. outline points ----------------------------------------------------------------------
 def outline_normals(outline: np.ndarray) -> np.ndarray:
     """Unit outward normals (M, N, 2) of closed outlines (M, N, 2) listed in either direction."""
@@ -213,17 +131,50 @@ def outline_points(image: np.ndarray, outline: np.ndarray, half_width: float, cl
                                  REFINE_REACH, 2)
 
 
+def local_cloth(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray, cloth: ClothModel) -> np.ndarray:
+    """(M, 3) the cloth's linear BGR colour about each ball (centres (M, 2), outline radii (M,) [px]
+    in a BGR uint8 image): the median of the 16 samples on a circle LOCAL_RING radii out that are
+    cloth-coloured (``off_cloth``: under a projector's light the cloth's colour changes across the
+    table), ``cloth.linear_colour`` where fewer than LOCAL_MIN are."""
+    t = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
+    p = centres_px[:, None, :] + LOCAL_RING * radii_px[:, None, None] * np.stack([np.cos(t), np.sin(t)], axis=1)
+    h, w = image.shape[:2]
+    f = image[np.clip(np.rint(p[..., 1]).astype(np.intp), 0, h - 1), np.clip(np.rint(p[..., 0]).astype(np.intp), 0, w - 1)]
+    a, off = off_cloth(f.reshape(-1, 3).astype(np.float64), cloth.chroma, cloth.light, cloth.lit[0], cloth.lit[1])
+    ok = (off <= CHROMA_TAN * a).reshape(f.shape[:2])
+    lin = LINEAR_LUT[f]
+    out = np.tile(cloth.linear_colour, (f.shape[0], 1))
+    for m in np.flatnonzero(ok.sum(axis=1) >= LOCAL_MIN):
+        out[m] = np.median(lin[m, ok[m]], axis=0)
+    return out
+
+
 def near_neighbours(outline: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray,
                     reach: float) -> np.ndarray:
     """(M, N) search lines that would reach another ball: the point ``reach`` px outward from the
     outline lies inside another ball's outline (approximated by a circle about its centre)."""
-    M = outline.shape[0]
-    if M < 2:
+    if outline.shape[0] < 2:
         return np.zeros(outline.shape[:2], dtype=bool)
     outer = outline + reach * outline_normals(outline)
-    d = np.linalg.norm(outer[:, :, None, :] - centres_px[None, None, :, :], axis=-1)    # (M, N, M)
-    d[np.arange(M), :, np.arange(M)] = np.inf
-    return np.any(d < radii_px[None, None, :], axis=-1)
+    return _inside_others(np.ascontiguousarray(outer, np.float64), np.asarray(centres_px, np.float64),
+                          np.asarray(radii_px, np.float64))
+
+
+@njit(cache=True)
+def _inside_others(points, centres, radii):
+    """(M, N) whether point n of ball m (points (M, N, 2)) lies inside the circle of any other ball."""
+    M, N = points.shape[0], points.shape[1]
+    out = np.zeros((M, N), dtype=np.bool_)
+    for m in range(M):
+        for j in range(M):
+            if j == m:
+                continue
+            r2 = radii[j] * radii[j]
+            for n in range(N):
+                dx, dy = points[m, n, 0] - centres[j, 0], points[m, n, 1] - centres[j, 1]
+                if dx * dx + dy * dy < r2:
+                    out[m, n] = True
+    return out
 
 
 # ---- the calibrated detector ------------------------------------------------------------------
@@ -348,20 +299,32 @@ class TableDetector:
             cpx = table_to_pixels(cam, P)
             rpx = np.linalg.norm(outline - cpx[:, None, :], axis=-1).mean(axis=1)
             near = near_neighbours(outline, cpx, rpx, half_width + 1.0)
-            pts, valid = outline_points(image, outline, half_width, cloth_lin, it > 0, min_step,
-                                        self._holes_near(cpx))
+            if cloth.lit == (0.0, 0.0):
+                pts, valid = outline_points(image, outline, half_width, cloth_lin, it > 0, min_step,
+                                            self._holes_near(cpx))
+            else:                # the cloth's colour changes across the table: each ball its own
+                mask, corner, rows = self._holes_near(cpx)
+                local = local_cloth(image, cpx, rpx, cloth)
+                pts, valid = np.empty_like(outline), np.zeros(outline.shape[:2], bool)
+                for m in range(outline.shape[0]):
+                    pts[m:m + 1], valid[m:m + 1] = outline_points(image, outline[m:m + 1], half_width, local[m],
+                                                                  it > 0, min_step, (mask, corner, rows[m:m + 1]))
             valid &= ~near
             rays = pixel_rays(cam, pts.reshape(-1, 2)).reshape(pts.shape[0], pts.shape[1], 3)
             px_per_m = cam.K[0, 0] / np.linalg.norm(P - origin, axis=1)
             last = it == len(SEARCH_WIDTHS) - 1
             xy, rho, rms, tw = fit_spheres(origin, rays, valid, xy, R, rho, px_per_m, iters=6 if last else 3)
             n = (tw > 0.5).sum(axis=1)
-            keep = _distinct(xy, np.where(np.abs(rho / R - 1) < RHO_TOLERANCE, n, -1), 0.5 * R)
+            keep = distinct(xy, np.where(np.abs(rho / R - 1) < RHO_TOLERANCE, n, -1), 0.5 * R)
             xy, rho, rms, tw, start, fill = xy[keep], rho[keep], rms[keep], tw[keep], start[keep], fill[keep]
             if not last:     # a fit that is no ball must not hide real balls' edges next time
                 rho = np.clip(rho, (1 - RHO_TOLERANCE) * R, (1 + RHO_TOLERANCE) * R)
         n_edges = (tw > 0.5).sum(axis=1)
-        good = ((np.abs(rho / R - 1) < RHO_TOLERANCE) & (n_edges >= MIN_EDGES) & (rms < RMS_MAX_PX)
+        P = np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1)
+        r_now = R * cam.K[0, 0] / np.linalg.norm(P - origin, axis=1)      # outline radius [px], about
+        rms_max = np.where(self._holes_near(table_to_pixels(cam, P))[2], RMS_MAX_PX, RMS_MAX_SHARE * r_now)
+        good = ((np.abs(rho / R - 1) < RHO_TOLERANCE) & (n_edges >= MIN_EDGES)
+                & (rms < rms_max)
                 & (np.linalg.norm(xy - start, axis=1) < R))
         xy, good, placed = place_by_contacts(xy, good, start, R)
         if placed.any():     # an empty gap among balls shows cloth: keep only well-filled ones
@@ -437,20 +400,9 @@ def separate_overlaps(xy: np.ndarray, good: np.ndarray, weight: np.ndarray, R: f
     return xy
 
 
-def _distinct(pts: np.ndarray, score: np.ndarray, dmin: float) -> np.ndarray:
-    """Indices (sorted) of the points to keep so that no two are closer than ``dmin``: greedily,
-    the higher ``score`` first (non-maximum suppression)."""
-    close = np.sum((pts[:, None, :] - pts[None, :, :]) ** 2, axis=-1) < dmin * dmin
-    keep = np.zeros(pts.shape[0], dtype=bool)
-    for i in np.argsort(-np.asarray(score), kind="stable"):
-        if not np.any(close[i] & keep):
-            keep[i] = True
-    return np.flatnonzero(keep)
-
-
 def _dedupe(det: Detections, pts: np.ndarray, dmin: float) -> Detections:
     """Drop the worse of two detections whose centres ``pts`` are closer than ``dmin`` (one ball)."""
-    return det.take(_distinct(pts, -np.nan_to_num(det.rms_px, nan=np.inf), dmin))
+    return det.take(distinct(pts, -np.nan_to_num(det.rms_px, nan=np.inf), dmin))
 
 
 def _empty() -> Detections:

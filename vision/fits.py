@@ -16,6 +16,39 @@ TUKEY_MIN_PX = 0.25     # the Tukey scale never drops below this many pixels
 
 
 @njit(cache=True)
+def _tukey_weights(r, scale, mask, c, tw):
+    """Tukey biweights into ``tw``: (1 - u^2)^2 of u = r * scale / c, 0 where |u| >= 1 or not mask."""
+    for k in range(r.size):
+        u = r[k] * scale / c
+        tw[k] = (1 - u * u) ** 2 if mask[k] and abs(u) < 1 else 0.0
+
+
+@njit(cache=True)
+def _gauss_newton_step(jac, r, tw):
+    """The weighted Gauss-Newton step (J^T W J + 1e-9 I)^-1 J^T W r, 3 unknowns (jac: (N, 3))."""
+    A = np.eye(3) * 1e-9
+    b = np.zeros(3)
+    for k in range(r.size):
+        if tw[k] > 0:
+            for i in range(3):
+                b[i] += tw[k] * jac[k, i] * r[k]
+                for j in range(3):
+                    A[i, j] += tw[k] * jac[k, i] * jac[k, j]
+    return np.linalg.solve(A, b)
+
+
+@njit(cache=True)
+def _weighted_rms(r, scale, tw):
+    """sqrt(sum w (r scale)^2 / sum w)."""
+    sw = 0.0
+    ss = 0.0
+    for k in range(r.size):
+        sw += tw[k]
+        ss += tw[k] * (r[k] * scale) ** 2
+    return math.sqrt(ss / max(sw, 1e-12))
+
+
+@njit(cache=True)
 def _fit_spheres(origin, rays, weights, xy0, z, rho0, px_per_m, iters, trust):
     M, N = rays.shape[0], rays.shape[1]
     xy = np.empty((M, 2))
@@ -42,27 +75,12 @@ def _fit_spheres(origin, rays, weights, xy0, z, rho0, px_per_m, iters, trust):
                 used = np.abs(r[weights[m]]) * px_per_m[m]
                 if used.size:
                     c = max(4.685 * 1.4826 * np.median(used), TUKEY_MIN_PX)
-                    for k in range(N):
-                        u = r[k] * px_per_m[m] / c
-                        tw[k] = (1 - u * u) ** 2 if weights[m, k] and abs(u) < 1 else 0.0
-            A = np.eye(3) * 1e-9
-            b = np.zeros(3)
-            for k in range(N):
-                if tw[k] > 0:
-                    for i in range(3):
-                        b[i] += tw[k] * jac[k, i] * r[k]
-                        for j in range(3):
-                            A[i, j] += tw[k] * jac[k, i] * jac[k, j]
-            step = np.linalg.solve(A, b)
+                    _tukey_weights(r, px_per_m[m], weights[m], c, tw)
+            step = _gauss_newton_step(jac, r, tw)
             size = math.sqrt(step[0] ** 2 + step[1] ** 2 + step[2] ** 2)
             x -= step * min(1.0, trust / max(size, 1e-15))
         xy[m, 0], xy[m, 1], rho[m] = x[0], x[1], x[2]
-        sw = 0.0
-        ss = 0.0
-        for k in range(N):
-            sw += tw[k]
-            ss += tw[k] * (r[k] * px_per_m[m]) ** 2
-        rms[m] = math.sqrt(ss / max(sw, 1e-12))
+        rms[m] = _weighted_rms(r, px_per_m[m], tw)
         tws[m] = tw
     return xy, rho, rms, tws
 
@@ -87,36 +105,45 @@ def fit_spheres(origin: np.ndarray, rays: np.ndarray, weights: np.ndarray, xy0: 
                         np.asarray(px_per_m, np.float64), int(iters), 0.5 * float(z))
 
 
+@njit(cache=True)
+def _fit_circles(pts, weights, c0, r0, iters):
+    M, N = pts.shape[0], pts.shape[1]
+    out = np.empty((M, 3))
+    rms = np.empty(M)
+    tws = np.zeros((M, N))
+    r = np.empty(N)
+    jac = np.empty((N, 3))
+    for m in range(M):
+        x = np.array([c0[m, 0], c0[m, 1], r0[m]])
+        tw = weights[m].astype(np.float64)
+        for it in range(iters + 1):
+            for k in range(N):
+                dx, dy = pts[m, k, 0] - x[0], pts[m, k, 1] - x[1]
+                dist = max(math.sqrt(dx * dx + dy * dy), 1e-12)
+                r[k] = dist - x[2]
+                jac[k, 0], jac[k, 1], jac[k, 2] = -dx / dist, -dy / dist, -1.0
+            if it == iters:
+                break
+            if it >= 2:                                   # robust weights once near the solution
+                used = np.abs(r[weights[m]])
+                if used.size:
+                    c = max(4.685 * 1.4826 * np.sort(used)[(used.size - 1) // 2], TUKEY_MIN_PX)
+                    _tukey_weights(r, 1.0, weights[m], c, tw)
+            x -= _gauss_newton_step(jac, r, tw)
+        out[m] = x
+        rms[m] = _weighted_rms(r, 1.0, tw)
+        tws[m] = tw
+    return out, rms, tws
+
+
 def fit_circles(pts: np.ndarray, weights: np.ndarray, c0: np.ndarray, r0: np.ndarray,
                 iters: int = 6) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Circles through outline points (pixel-only mode).
+    """Circles through outline points (pixel-only mode): Gauss-Newton on |p - c| - r, Tukey
+    weights from the third step on (the median taken over the points with weight).
 
     pts: (M, N, 2) [px]; weights: (M, N) 0/1; c0: (M, 2), r0: (M,) start.
     Returns (centres (M, 2), radii (M,), rms (M,), weights used (M, N)).
     """
-    x = np.concatenate([c0, r0[:, None]], axis=1).astype(np.float64)
-    w = weights.astype(np.float64)
-    tw = w.copy()
-    for it in range(iters):
-        d = pts - x[:, None, :2]
-        dist = np.linalg.norm(d, axis=-1)
-        r = dist - x[:, 2:3]
-        if it >= 2:
-            med = _wmedian(np.abs(r), w)
-            c = np.maximum(4.685 * 1.4826 * med, TUKEY_MIN_PX)[:, None]
-            tw = w * np.clip(1 - (r / c) ** 2, 0, None) ** 2
-        J = np.concatenate([-d / np.maximum(dist, 1e-12)[..., None], -np.ones(dist.shape + (1,))], axis=-1)
-        A = np.einsum("mn,mni,mnj->mij", tw, J, J) + 1e-9 * np.eye(3)
-        b = np.einsum("mn,mni,mn->mi", tw, J, r)
-        x = x - np.linalg.solve(A, b[..., None])[..., 0]
-    r = np.linalg.norm(pts - x[:, None, :2], axis=-1) - x[:, 2:3]
-    rms = np.sqrt(np.sum(tw * r * r, axis=1) / np.maximum(tw.sum(axis=1), 1e-12))
+    x, rms, tw = _fit_circles(np.ascontiguousarray(pts, np.float64), np.ascontiguousarray(weights, np.bool_),
+                              np.asarray(c0, np.float64), np.asarray(r0, np.float64), int(iters))
     return x[:, :2], x[:, 2], rms, tw
-
-
-def _wmedian(a: np.ndarray, w: np.ndarray) -> np.ndarray:
-    """Row-wise median of ``a`` over the entries with w > 0 (M, N) -> (M,)."""
-    big = np.where(w > 0, a, np.inf)
-    s = np.sort(big, axis=1)
-    n = np.maximum((w > 0).sum(axis=1), 1)
-    return s[np.arange(a.shape[0]), (n - 1) // 2]

@@ -25,9 +25,17 @@ from planner.state import ball_class
 from vision.balls import BALL_SRGB, CLOTH_SRGB, COLOUR_NAMES, SNOOKER_COLOURS
 
 SAMPLE_SHARE = 0.92       # sample within this share of the outline radius
+CORE_SHARE = 0.75         # ... and the median saturation and value within this share
 WHITE_MAX_SAT = 75        # HSV saturation (0-255) below which a bright pixel is white
 BLACK_MAX_VAL = 45        # HSV value (0-255) below which a pixel is black
 CONFIDENT = 0.6           # claim a number only at this confidence
+# snooker (plain balls) by the median pixel: white is unsaturated, pink the one pale colour, black
+# much darker than the lit cloth (coloured balls are at least about as bright as it)
+SNOOKER_WHITE_SAT = 40.0  # median HSV saturation (0-255) below which a ball is white
+SNOOKER_PINK_SAT = 150.0  # ... below which a coloured ball is pink
+SNOOKER_BLACK_V = 0.6     # median HSV value over the lit cloth's below which a ball is black
+SNOOKER_REDS = 12.0       # hue (0-180) within this of pure red: the red or the brown ball, told by
+SNOOKER_RED_BROWN = 0.5   # ... the side of pure red: a red is crimson (magenta side), a brown orange
 # prototype spreads (one standard deviation) of the features, for the costs
 SIGMA_HUE = 9.0           # OpenCV hue units (0-180)
 SIGMA_REL_V = 0.18
@@ -48,13 +56,18 @@ class BallFeatures:
     """Per ball (M,): white, black, colour shares; hue (0-180, NaN if no colour); rel_v: the
     coloured pixels' 75th-percentile HSV value over the lit cloth's value; spread: the white
     pixels' standard deviation along their narrower principal axis, over the radius (number discs
-    are small, even two of them seen edge-on; a stripe's white caps are long chords or a wide disc)."""
+    are small, even two of them seen edge-on; a stripe's white caps are long chords or a wide disc);
+    sat: the median HSV saturation and v_med the median HSV value over the lit cloth's, both of
+    all pixels within CORE_SHARE of the radius (for naming colours: a white ball is unsaturated,
+    pink less saturated than red, black darker than the cloth, whatever the camera's exposure)."""
     white: np.ndarray
     black: np.ndarray
     colour: np.ndarray
     hue: np.ndarray
     rel_v: np.ndarray
     spread: np.ndarray
+    sat: np.ndarray
+    v_med: np.ndarray
 
 
 @dataclass(frozen=True)
@@ -91,7 +104,7 @@ def ball_features(image: np.ndarray, px: np.ndarray, r_px: np.ndarray, cloth_v: 
     h, w = image.shape[:2]
     if M == 0:
         z = np.zeros(0)
-        return BallFeatures(z, z, z, z, z, z)
+        return BallFeatures(z, z, z, z, z, z, z, z)
     off = _GRID[None] * (SAMPLE_SHARE * r_px)[:, None, None]            # (M, G, 2)
     pts = px[:, None, :] + off
     x = np.clip(np.rint(pts[..., 0]).astype(np.intp), 0, w - 1)
@@ -101,8 +114,11 @@ def ball_features(image: np.ndarray, px: np.ndarray, r_px: np.ndarray, cloth_v: 
     white = ~black & (hsv[..., 1] < WHITE_MAX_SAT)
     col = ~black & ~white
     G = hsv.shape[1]
+    core = np.linalg.norm(_GRID, axis=1) <= CORE_SHARE / SAMPLE_SHARE
     out = {"white": white.sum(1) / G, "black": black.sum(1) / G, "colour": col.sum(1) / G,
-           "hue": np.full(M, np.nan), "rel_v": np.full(M, np.nan), "spread": np.full(M, np.nan)}
+           "hue": np.full(M, np.nan), "rel_v": np.full(M, np.nan), "spread": np.full(M, np.nan),
+           "sat": np.median(hsv[:, core, 1], axis=1),
+           "v_med": np.median(hsv[:, core, 2], axis=1) / np.maximum(cloth_v, 1.0)}
     ang = hsv[..., 0] * (np.pi / 90.0)
     wgt = hsv[..., 1] * col
     hue = (np.degrees(np.arctan2((wgt * np.sin(ang)).sum(1), (wgt * np.cos(ang)).sum(1))) / 2) % 180
@@ -214,7 +230,9 @@ def identify(f: BallFeatures) -> Identity:
 def colour_names(f: BallFeatures, ball_set: str = "any") -> tuple[list[str], np.ndarray]:
     """A colour class per ball: 'white', 'black', a colour name, with ' stripe' appended for a
     coloured ball with white caps (not for 'snooker', whose balls are plain). ball_set: 'any'
-    (pool colours and pink, brown), 'pool' or 'snooker' (red, yellow, green, brown, blue, pink).
+    (pool colours and pink, brown), 'pool' or 'snooker' (red, yellow, green, brown, blue, pink;
+    white, black and pink by the median pixel's saturation and value, red and brown by the side of
+    pure red their hue is on, SNOOKER_*).
     Returns (names (M,), confidence (M,) 0..1). Raises ValueError for another ball_set."""
     if ball_set not in BALL_SETS:
         raise ValueError(f"ball_set must be one of {BALL_SETS}, got {ball_set!r}")
@@ -223,6 +241,25 @@ def colour_names(f: BallFeatures, ball_set: str = "any") -> tuple[list[str], np.
     names, conf = [], []
     for i in range(f.white.shape[0]):
         w, k = np.nan_to_num(f.white[i]), np.nan_to_num(f.black[i])
+        if not stripes:           # plain balls: the median pixel decides white, black and pink
+            if f.sat[i] < SNOOKER_WHITE_SAT:
+                names.append("white")
+                conf.append(float(np.clip((SNOOKER_WHITE_SAT - f.sat[i]) / 20.0, 0.0, 1.0)))
+                continue
+            if f.v_med[i] < SNOOKER_BLACK_V:
+                names.append("black")
+                conf.append(float(np.clip((SNOOKER_BLACK_V - f.v_med[i]) / 0.2, 0.0, 1.0)))
+                continue
+            if f.sat[i] < SNOOKER_PINK_SAT:
+                names.append("pink")
+                conf.append(float(np.clip((SNOOKER_PINK_SAT - f.sat[i]) / 40.0, 0.0, 1.0)))
+                continue
+            h = f.hue[i]
+            if np.isfinite(h) and _hue_dist(h, 0.0) <= SNOOKER_REDS:
+                side = ((h + 90.0) % 180.0) - 90.0        # signed: < 0 magenta side, > 0 orange side
+                names.append("brown" if side > SNOOKER_RED_BROWN else "red")
+                conf.append(float(np.clip(abs(side - SNOOKER_RED_BROWN) / 2.0, 0.0, 1.0)))
+                continue
         if w >= 0.8:
             names.append("white")
             conf.append(min(1.0, (w - 0.6) / 0.3))
@@ -232,8 +269,11 @@ def colour_names(f: BallFeatures, ball_set: str = "any") -> tuple[list[str], np.
             conf.append(min(1.0, (k - 0.3) / 0.4))
             continue
         sub = BallFeatures(*(np.array([getattr(f, a)[i]]) for a in ("white", "black", "colour", "hue", "rel_v",
-                                                                      "spread")))
-        costs = np.array([_colour_cost(sub, h, v)[0] for h, v in protos.values()])
+                                                                      "spread", "sat", "v_med")))
+        # snooker: what is left is yellow, green or blue, told by hue alone (brightness follows exposure)
+        costs = np.array([_colour_cost(sub, h, v)[0] if stripes
+                          else np.inf if n in ("pink", "red", "brown") else (_hue_dist(sub.hue[0], h) / SIGMA_HUE) ** 2
+                          for n, (h, v) in protos.items()])
         p = np.exp(-0.5 * (costs - costs.min()))
         j = int(np.argmin(costs))
         name = list(protos)[j] + (" stripe" if stripes and w >= 0.25 else "")

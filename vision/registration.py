@@ -43,11 +43,14 @@ class Landmarks:
 
 @dataclass(frozen=True)
 class Registration:
-    """A solved pose: rvec, tvec (table -> camera), reprojection RMS [px], marker ids used."""
+    """A solved pose: rvec, tvec (table -> camera), reprojection RMS [px], marker ids used, and the
+    landmarks it was solved from: world (N, 3) table-frame positions [m] and their pixels px (N, 2)."""
     rvec: np.ndarray
     tvec: np.ndarray
     rms_px: float
     ids: tuple[int, ...]
+    world: np.ndarray
+    px: np.ndarray
 
 
 def default_markers(table: Table, rail: RailGeometry) -> dict[int, tuple[float, float]]:
@@ -92,10 +95,12 @@ def register_from_markers(image: np.ndarray, cam: CameraModel, landmarks: Landma
     world = np.concatenate([known[i] for i in ids])
     px = np.concatenate([found[i] for i in ids])
     rvec, tvec, rms = solve_pose(cam, world, px)
-    return Registration(rvec, tvec, rms, ids)
+    return Registration(rvec, tvec, rms, ids, world, px)
 
 
 def register_from_points(cam: CameraModel, world, px) -> Registration:
     """Pose from clicked landmarks, e.g. diamonds (``diamond_points``) and their pixels."""
+    world = np.asarray(world, dtype=np.float64).reshape(-1, 3)
+    px = np.asarray(px, dtype=np.float64).reshape(-1, 2)
     rvec, tvec, rms = solve_pose(cam, world, px)
-    return Registration(rvec, tvec, rms, ())
+    return Registration(rvec, tvec, rms, (), world, px)

@@ -35,7 +35,7 @@ from vision.balls import CLOTH_SRGB, SNOOKER_SRGB, linear_to_srgb, srgb_to_linea
 from vision.camera import look_at_pose, table_to_pixels
 from vision.render import RenderedFrame, SyntheticCamera
 from vision.render_fast import FastRenderer
-from vision.scene import CLOTH, CUSHION, NOSE_FACE
+from vision.scene import CLOTH, CUSHION, NOSE_FACE, RAIL
 
 BALL_SETS = ("pool", "snooker")
 CLOTH_COLOURS = ((30, 120, 82), (20, 110, 50), (60, 130, 60), (25, 85, 150), (40, 110, 120), (105, 40, 45),
@@ -164,7 +164,7 @@ class DomainRenderer:
         vv = (np.arange(h, dtype=np.float32) / h - 0.5)[:, None]
         gain = np.clip(1.0 + domain.gradient[0] * uu + domain.gradient[1] * vv, 0.3, None)
         self.gain = (gain[..., None] * domain.exposure * np.array(domain.white_balance[::-1], np.float32))
-        self.light = (self._projector(w, h, uu, vv) + self._glints(w, h, rng)).astype(np.float32)
+        self.light = (self._projector(w, h, uu, vv) + self._glints(w, h, rng, g.kind == RAIL)).astype(np.float32)
 
     def render(self, state: TableState, rng: np.random.Generator) -> RenderedFrame:
         """One frame of ``state`` in the domain (ball orientations and noise offset from ``rng``)."""
@@ -190,8 +190,9 @@ class DomainRenderer:
         m = np.clip((1.15 - r) / 0.3, 0, 1)                      # soft-edged ellipse
         return s * 0.25 * m[..., None] * np.array(self.domain.projector_rgb[::-1], np.float32)
 
-    def _glints(self, w, h, rng) -> np.ndarray:
-        """Cloth sheen (broad soft blobs) and streaks along the rail caps' centre lines."""
+    def _glints(self, w, h, rng, on_rail: np.ndarray) -> np.ndarray:
+        """Cloth sheen (broad soft blobs) and streaks along the rail caps' centre lines, on the
+        caps only (``on_rail``: (h, w) bool; not across the side pockets' cuts)."""
         d, sc = self.domain, self.sc
         out = np.zeros((h, w), np.float32)
         for _ in range(2):
@@ -207,7 +208,7 @@ class DomainRenderer:
             ya, yb = y0 + a * (y1 - y0), y0 + (a + rng.uniform(0.1, 0.3)) * (y1 - y0)
             p = table_to_pixels(sc.cam, np.array([[x0, ya, z], [x1, yb, z]]))
             cv2.line(rail, tuple(int(v) for v in p[0]), tuple(int(v) for v in p[1]), d.rail_glints, 3, cv2.LINE_AA)
-        out += cv2.GaussianBlur(rail, (0, 0), 1.5)
+        out += cv2.GaussianBlur(rail, (0, 0), 1.5) * on_rail
         return np.repeat(out[..., None], 3, axis=2)
 
     def _halos(self, px: np.ndarray, rng) -> np.ndarray:

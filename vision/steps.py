@@ -6,12 +6,17 @@ fastest along a line crossing the outline is the outline under any blur symmetri
 whatever the ball's colour (white, black, red on green cloth alike), and a soft shadow's edge
 changes more slowly than the ball's own edge. So each outline point is the sub-pixel maximum of the
 squared colour derivative sum_c (dI_c/dt)^2 along the outward normal, within a search band about a
-predicted circle.
+predicted circle. A shadow's edge, a lighting gradient or a projector's halo on the cloth change
+the cloth's brightness and keep its colour, so the part of the derivative along the cloth's colour
+can be given less weight than a change of colour.
 """
 from __future__ import annotations
 
-import cv2
+import math
+
 import numpy as np
+
+from planner.jit import njit
 
 N_RAYS = 48            # search lines per ball
 STEP = 0.5             # px between samples along a search line
@@ -23,33 +28,79 @@ def ray_directions(n: int = N_RAYS) -> np.ndarray:
     return np.stack([np.cos(t), np.sin(t)], axis=1)
 
 
-def step_points(image: np.ndarray, centres: np.ndarray, radii: np.ndarray,
-                half_width: float) -> tuple[np.ndarray, np.ndarray]:
-    """Outline points of circles in an image, by the strongest colour step along each normal.
+@njit(cache=True)
+def _step_points(image, outline, normals, off, cloth, shade):
+    M, N, K = outline.shape[0], outline.shape[1], off.size
+    h, w = image.shape[0], image.shape[1]
+    pts = np.empty((M, N, 2))
+    strength = np.empty((M, N))
+    prof = np.empty((K, 3))
+    e = np.empty(K - 1)
+    full = np.empty(K - 1)
+    for m in range(M):
+        for n in range(N):
+            ox, oy = outline[m, n, 0], outline[m, n, 1]
+            dx, dy = normals[m, n, 0], normals[m, n, 1]
+            for k in range(K):
+                x = min(max(ox + off[k] * dx, 0.0), w - 1.001)
+                y = min(max(oy + off[k] * dy, 0.0), h - 1.001)
+                x0, y0 = int(x), int(y)
+                fx, fy = x - x0, y - y0
+                for c in range(3):
+                    i00, i01 = float(image[y0, x0, c]), float(image[y0, x0 + 1, c])
+                    i10, i11 = float(image[y0 + 1, x0, c]), float(image[y0 + 1, x0 + 1, c])
+                    a = i00 + (i01 - i00) * fx
+                    prof[k, c] = a + (i10 + (i11 - i10) * fx - a) * fy
+            best, kb = -1.0, 0
+            for k in range(K - 1):
+                s = 0.0
+                a = 0.0
+                for c in range(3):
+                    d = prof[k + 1, c] - prof[k, c]
+                    s += d * d
+                    a += d * cloth[c]
+                full[k] = s
+                s -= shade * a * a
+                e[k] = s
+                if s > best:
+                    best, kb = s, k
+            kb = min(max(kb, 1), K - 3)
+            e0, e1, e2 = e[kb - 1], e[kb], e[kb + 1]
+            den = e0 - 2.0 * e1 + e2
+            sub = min(max(0.5 * (e0 - e2) / den, -0.5), 0.5) if den < 0 else 0.0
+            # difference k sits between samples k and k + 1
+            pos = off[0] + (kb + 0.5 + sub) * STEP
+            pts[m, n, 0] = ox + pos * dx
+            pts[m, n, 1] = oy + pos * dy
+            strength[m, n] = math.sqrt(full[kb])
+    return pts, strength
 
-    image: (h, w, 3) float32 (any colour space, lightly smoothed); centres: (M, 2) [px, pixel
-    centres at integers]; radii: (M,) [px]; half_width: how far either side of each circle to
-    search [px]. Samples every STEP px (bilinear), differences neighbours, and places each point at
-    the parabola vertex through the strongest difference and its two neighbours.
-    Returns (points (M, N_RAYS, 2) [px], strength (M, N_RAYS): the root of the strongest squared
-    colour difference per STEP, in the image's units).
-    """
+
+def step_points(image: np.ndarray, centres: np.ndarray, radii: np.ndarray, half_width: float,
+                cloth: np.ndarray | None = None, along: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Outline points of circles (centres (M, 2), radii (M,) [px, pixel centres at integers]) by
+    the strongest colour step along N_RAYS normals: ``steps_along`` their circles."""
     dirs = ray_directions()
+    outline = centres[:, None, :] + radii[:, None, None] * dirs[None]
+    return steps_along(image, outline, np.broadcast_to(dirs, outline.shape), half_width, cloth, along)
+
+
+def steps_along(image: np.ndarray, outline: np.ndarray, normals: np.ndarray, half_width: float,
+                cloth: np.ndarray | None = None, along: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+    """Outline points by the strongest colour step along each normal of predicted outlines.
+
+    image: (h, w, 3) float32 or uint8 (any colour space, lightly smoothed); outline: (M, N, 2)
+    predicted outline points [px, pixel centres at integers], normals: (M, N, 2) their unit
+    normals; half_width: how far either side of each point to search [px]; cloth: (3,) the cloth's
+    colour direction in the image's space, and along: the weight of a difference along it (a
+    shade: a shadow, a lighting gradient, a halo) against one across it (a change of colour), 1
+    for plain colour differences. Samples every STEP px (bilinear), differences neighbours, and
+    places each point at the parabola vertex through the strongest weighted difference and its two
+    neighbours.
+    Returns (points (M, N, 2) [px], strength (M, N): the root of the squared colour difference per
+    STEP there, unweighted, in the image's units).
+    """
     off = np.arange(-half_width, half_width + 1e-9, STEP)
-    M, N, K = centres.shape[0], dirs.shape[0], off.size
-    P = centres[:, None, None, :] + (radii[:, None, None, None] + off[None, None, :, None]) * dirs[None, :, None, :]
-    mx = P[..., 0].reshape(M * N, K).astype(np.float32)
-    my = P[..., 1].reshape(M * N, K).astype(np.float32)
-    prof = cv2.remap(image, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE).reshape(M, N, K, -1)
-    d = np.diff(prof, axis=2)
-    e = np.einsum("mnkc,mnkc->mnk", d, d)
-    k = np.clip(np.argmax(e, axis=2), 1, K - 3)[..., None]
-    e0 = np.take_along_axis(e, k - 1, 2)[..., 0]
-    e1 = np.take_along_axis(e, k, 2)[..., 0]
-    e2 = np.take_along_axis(e, k + 1, 2)[..., 0]
-    den = e0 - 2.0 * e1 + e2
-    sub = np.where(den < 0, 0.5 * (e0 - e2) / np.where(den < 0, den, -1.0), 0.0)
-    # difference k sits between samples k and k + 1
-    pos = off[0] + (k[..., 0] + 0.5 + np.clip(sub, -0.5, 0.5)) * STEP
-    pts = centres[:, None, :] + (radii[:, None, None] + pos[..., None]) * dirs[None]
-    return pts, np.sqrt(e1)
+    c = np.zeros(3) if cloth is None else np.asarray(cloth, np.float64) / np.linalg.norm(cloth)
+    return _step_points(np.ascontiguousarray(image), np.ascontiguousarray(outline, np.float64),
+                        np.ascontiguousarray(normals, np.float64), off, c, 1.0 - along * along)

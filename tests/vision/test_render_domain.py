@@ -4,14 +4,19 @@ registered detector is scored across the domain against the rendered truth.
 The thresholds are the figures reached (issue 21, helper-12), NOT the issue's targets (recall 100 %,
 RMS <= 0.5 mm, identity >= 99 %): on cloth colour / texture / gradient / exposure / white balance
 together, recall 40/42 (95.2 %), 0 false, 0.49 mm RMS, identity 97.5 %; with a projector, halo rings,
-glints and JPEG, recall 48.5 % (the projector's lit area alone costs half the balls), 0 false."""
+glints and JPEG, recall 48.5 % (the projector's lit area alone cost half the balls), 0 false; with the
+lit-cloth wedge and the radius-relative residual limit (helper-20) 54.5 % there, 90.9 % under the
+projector alone."""
 from __future__ import annotations
 
 import numpy as np
 import pytest
+from cloth_stages import half_cloth
 
 from vision.balls import SNOOKER_NAMES, srgb_to_linear
 from vision.bench import Score
+from vision.cloth import FOREGROUND
+from vision.detect_pixels import detect_in_pixels
 from vision.identify import ball_features, colour_names
 from vision.layouts import rack, random_layout
 from vision.pipeline import TableVision
@@ -93,7 +98,33 @@ def test_detector_on_projector_halo_glints_and_jpeg(synthetic_camera, vision):
                       "halo_share": 0.5, "sheen": 0.2, "rail_glints": 1.0, "jpeg_quality": 80}) for _ in range(3)]
     s = _score(sc, vision, _frames(sc, doms, 8))
     assert s.false == 0
-    assert s.recall >= 0.4
+    assert s.recall >= 0.5          # 18/33 = 54.5 % measured (48.5 % before the lit-cloth wedge)
+
+
+def _foreground_share(image):
+    """(cloth model, foreground share of the middle 70 % of the frame: the cloth and its balls)."""
+    model, classes = half_cloth(image)
+    fg = classes & FOREGROUND
+    hh, hw = fg.shape
+    return model, float((fg[int(0.15 * hh):int(0.85 * hh), int(0.15 * hw):int(0.85 * hw)] > 0).mean())
+
+
+def test_projector_lit_cloth_is_cloth(synthetic_camera, vision):
+    """White light added to the middle of the cloth (a projector's soft ellipse): the cloth model
+    spans the lit and the unlit cloth, so on the cloth only the balls are foreground (under 5 %;
+    a one-colour model makes the unlit part foreground); on the
+    default render the model keeps one colour (no lit wedge); and the registered detector finds
+    >= 85 % of the balls (90.9 % measured on these 4 frames, 49.1 % with one cloth colour)."""
+    sc, _ = synthetic_camera
+    frames = _frames(sc, [Domain(projector=(0.6, 0.5, 0.5, 0.3, 0.3))] * 4, 5)
+    model, share = _foreground_share(frames[1].image)
+    assert model.lit[0] < 0 or model.lit[1] > 0
+    assert share < 0.05
+    plain, share = _foreground_share(_frames(sc, [Domain()] * 2, 5)[1].image)
+    assert plain.lit == (0.0, 0.0) and share < 0.05
+    s = _score(sc, vision, frames)
+    assert s.false == 0
+    assert s.recall >= 0.85
 
 
 def test_snooker_set_named_by_colour(synthetic_camera, vision):
@@ -118,3 +149,22 @@ def test_snooker_set_named_by_colour(synthetic_camera, vision):
 def test_unknown_ball_set_says_what_is_allowed():
     with pytest.raises(ValueError, match="ball_set must be one of"):
         Domain(ball_set="carom")
+
+
+def test_pixel_only_mode_on_cloth_light_and_colour_balance(synthetic_camera):
+    """Pixel-only mode (no camera model) across random cloth colour and texture, lighting
+    gradient, exposure and white balance, on random layouts (no rack: without a table model a
+    rack's inner balls are not placed): no false ball (a pocket on a dark cloth is a hole, not a
+    black ball), recall at the figure reached (46 of 49 measured: green balls on a green-ish cloth,
+    and a ball in a jaw whose inside is half within a pocket's rim band), centres within a pixel of
+    the projected ones (median; 0.07 px measured)."""
+    sc, _ = synthetic_camera
+    rng = np.random.default_rng(24)
+    s = Score()
+    for k in range(4):
+        d = Domain(**{**sample_domain(rng).__dict__, **GENTLE})
+        f = DomainRenderer(sc, d, seed=k).render(random_layout(sc.table, sc.R, rng), rng)
+        s.add(f.truth.ids, f.truth.centre_px, detect_in_pixels(f.image, 12.8).px, None, 6.0)
+    assert s.false == 0
+    assert s.recall >= 0.93
+    assert np.median(s.errors) < 1.0

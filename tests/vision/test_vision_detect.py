@@ -47,10 +47,9 @@ def test_hard_places(synthetic_camera, vision):
 
 def test_pixel_only_mode_finds_outline_centres(synthetic_camera, sweep):
     """Without a camera model the centres are the outlines' centres (not the balls'). Measured
-    against the centroid of the exact outline: median 0.20 px, 75th percentile 1.09 px, 95th 3.1 px;
-    71 of 76 balls outside the rack found (dark-green balls on the green cloth are lost or pulled
-    off). The strongest-colour-step outline that holds on real photographs is less exact here than
-    the linear-light outline of the calibrated mode (docs/vision.md, Limits)."""
+    against the centroid of the exact outline: 73 of 76 balls outside the rack found, median 0.08 px,
+    75th percentile 0.26 px, 95th 2.5 px: the misses and the largest errors are dark-green balls on
+    the green cloth, whose shadow outweighs their own low-contrast outline (docs/vision.md, Limits)."""
     sc, _ = synthetic_camera
     frames, _, _ = sweep
     found = total = 0
@@ -66,8 +65,8 @@ def test_pixel_only_mode_finds_outline_centres(synthetic_camera, sweep):
         total += len(P)
         errs += list(d[r, c][ok])
         assert len(det) == ok.sum()                      # no false balls
-    assert found >= 0.92 * total
-    assert np.median(errs) < 0.3 and np.percentile(errs, 75) < 1.5
+    assert found >= 0.95 * total
+    assert np.median(errs) < 0.15 and np.percentile(errs, 75) < 0.5
 
 
 def test_centre_pixel_is_the_projected_sphere_centre(synthetic_camera, sweep):

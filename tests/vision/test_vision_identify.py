@@ -32,3 +32,24 @@ def test_colour_names_for_any_balls(synthetic_camera):
     r = np.full(len(px), 13.0)
     names, conf = colour_names(ball_features(frame.image, px, r, np.full(len(px), 120.0)))
     assert names == ["white", "yellow", "blue", "red", "green", "black"]   # ids in order 0, 1, 2, 3, 6, 8
+
+
+def test_snooker_colours_by_the_median_pixel():
+    """Plain discs of a snooker set's colours (sRGB, a crimson red and an orange brown either side
+    of pure red, a pale pink) on green cloth, brightened as a camera's exposure would: each named
+    by its colour, whatever the exposure."""
+    import cv2
+    srgb = {"red": (200, 20, 40), "brown": (150, 70, 30), "pink": (250, 170, 190), "white": (240, 240, 235),
+            "black": (25, 20, 30), "yellow": (240, 200, 20), "green": (20, 110, 60), "blue": (20, 70, 200)}
+    cloth = np.array([40, 140, 60])
+    for gain in (0.7, 1.0, 1.2):
+        img = np.empty((60, 60 * len(srgb), 3), np.uint8)
+        img[:] = np.clip(gain * cloth[::-1], 0, 255)
+        px = []
+        for k, rgb in enumerate(srgb.values()):
+            cv2.circle(img, (30 + 60 * k, 30), 15, tuple(int(c) for c in np.clip(gain * np.array(rgb[::-1]), 0, 255)), -1)
+            px.append((30 + 60 * k, 30))
+        cloth_v = np.full(len(px), float(np.clip(gain * cloth, 0, 255).max()))
+        names, _ = colour_names(ball_features(img, np.array(px, float), np.full(len(px), 15.0), cloth_v),
+                                ball_set="snooker")
+        assert names == list(srgb), f"exposure x{gain}: {names}"

@@ -1,0 +1,154 @@
+"""Candidate ball centres: radial-symmetry peaks in blobs of foreground (both detection modes).
+
+Every colour edge votes for the points one ball radius away along its gradient, on both sides
+(after Loy & Zelinsky 2003, 'Fast radial symmetry for detecting points of interest', IEEE PAMI
+25(8), the orientation-projection image O_n of Sec. 2). A ball's outline sends its votes to its
+centre whatever its contrast, and so does the boundary between two touching balls (its normal
+passes through both centres), so a cluster splits into its balls. Candidates are the local maxima
+of the smoothed votes where a ball-sized square is mostly foreground; chalk marks and specks of
+noise are too small to fill such a square.
+
+One pass over the image (a numba kernel): the votes of all blobs at once.
+"""
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from planner.jit import njit
+
+FILL_MIN = 0.6          # a candidate's square is at least this full of foreground
+VOTES_MIN = 1.5         # smoothed symmetry votes at a candidate (a lone ball: ~10+)
+MIN_GRAD = 40.0         # weakest edge that votes: the strongest channel's 3x3 Sobel magnitude
+VOTER_REACH = 5         # px: edges this close around a blob vote (its outline lies just outside it)
+
+
+@njit(cache=True)
+def _votes(img, voters, radius, min_grad):
+    """Symmetry votes (h, w) float32 of a uint8 BGR image from the edge pixels where ``voters``;
+    radius: (h, w) float32 map of the expected radius, or (1, 1) for one radius everywhere."""
+    h, w = img.shape[0], img.shape[1]
+    out = np.zeros((h, w), np.float32)
+    one = radius.shape[0] == 1
+    g2min = min_grad * min_grad
+    for y in range(1, h - 1):
+        for x in range(1, w - 1):
+            if not voters[y, x]:
+                continue
+            best, bx, by = 0.0, 0.0, 0.0
+            for c in range(3):
+                gx = (float(img[y - 1, x + 1, c]) + 2.0 * img[y, x + 1, c] + img[y + 1, x + 1, c]
+                      - img[y - 1, x - 1, c] - 2.0 * img[y, x - 1, c] - img[y + 1, x - 1, c])
+                gy = (float(img[y + 1, x - 1, c]) + 2.0 * img[y + 1, x, c] + img[y + 1, x + 1, c]
+                      - img[y - 1, x - 1, c] - 2.0 * img[y - 1, x, c] - img[y - 1, x + 1, c])
+                m = gx * gx + gy * gy
+                if m > best:
+                    best, bx, by = m, gx, gy
+            if best < g2min:
+                continue
+            mag = math.sqrt(best)
+            rad = radius[0, 0] if one else radius[y, x]
+            ux, uy = bx / mag * rad, by / mag * rad
+            for sign in (1.0, -1.0):
+                px = int(round(x + sign * ux))
+                py = int(round(y + sign * uy))
+                if 0 <= px < w and 0 <= py < h:
+                    out[py, px] += 1.0
+    return out
+
+
+def symmetry_votes(img: np.ndarray, voters: np.ndarray, radius) -> np.ndarray:
+    """Radial-symmetry votes (see the module notes) of a BGR uint8 image (h, w, 3): every edge
+    pixel (the strongest channel's 3x3 Sobel magnitude >= MIN_GRAD) where ``voters`` (h, w) votes
+    at the two points ``radius`` pixels away along its gradient (radius: a number, or an (h, w)
+    map of the expected radius at each pixel). Returns (h, w) float32 votes, Gaussian-smoothed with
+    sigma 1 px."""
+    rad = np.asarray(radius, np.float32)
+    rad = rad.reshape(1, 1) if rad.ndim == 0 else rad
+    votes = _votes(np.ascontiguousarray(img, np.uint8), np.ascontiguousarray(voters, np.bool_), rad, MIN_GRAD)
+    return cv2.GaussianBlur(votes, (0, 0), 1.0)
+
+
+def fill_fraction(fg: np.ndarray, known: np.ndarray, known_count: np.ndarray, box: int) -> np.ndarray:
+    """Share (h, w) of the judged pixels in a box x box square that are foreground."""
+    num = cv2.boxFilter(cv2.bitwise_and(fg, fg, mask=known), cv2.CV_32F, (box, box), normalize=False)
+    return num / (255.0 * np.maximum(known_count, 1.0))
+
+
+def candidates(img: np.ndarray, fg: np.ndarray, known: np.ndarray, known_count: np.ndarray,
+               allowed: np.ndarray, radius, box: int,
+               mute: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate ball centres: radial-symmetry peaks inside blobs of foreground.
+
+    img: (h, w, 3) BGR uint8; fg: (h, w) uint8 foreground (255); known: (h, w) uint8 1 where
+    colour can be judged; known_count: box-filtered ``known``; allowed: (h, w) bool where a centre
+    may be; radius: expected ball radius [px], a number or an (h, w) map; box: side of the fill
+    square [px]; mute: (h, w) bool, pixels whose edges do not vote (the empty table's own edges).
+    Returns (centres (M, 2) as (u, v) in these pixels, fill (M,)), after non-maximum suppression
+    at 1.3 radii (stronger votes first). A candidate's square must be FILL_MIN full of foreground,
+    so specks and chalk marks (blobs much smaller than a ball) give none.
+    """
+    judged = cv2.bitwise_and(fg, fg, mask=known)
+    near = cv2.dilate(judged, np.ones((VOTER_REACH, VOTER_REACH), np.uint8)) > 0
+    votes = symmetry_votes(img, near if mute is None else near & ~mute, radius)
+    ones = cv2.integral((judged > 0).view(np.uint8))
+    xs, ys, score, fill = _peaks(votes, near & allowed, ones, np.ascontiguousarray(known_count, np.float32),
+                                 box // 2, FILL_MIN, VOTES_MIN)
+    if xs.size == 0:
+        return np.zeros((0, 2)), np.zeros(0)
+    keep = distinct(np.stack([xs, ys], axis=1).astype(np.float64), score, 1.3 * float(np.min(radius)))
+    return np.stack([xs[keep], ys[keep]], axis=1).astype(np.float64), fill[keep]
+
+
+@njit(cache=True)
+def _peaks(votes, where, ones, known_count, half_box, fill_min, votes_min):
+    """Local maxima of votes (3 x 3, among the pixels that qualify) at the pixels ``where`` with at
+    least votes_min votes and a (2 half_box + 1) square at least fill_min foreground (ones: the
+    integral image of foreground, known_count: the box sums of judged pixels).
+    Returns (x, y, votes, fill) arrays."""
+    h, w = votes.shape
+    ok = np.zeros((h, w), np.bool_)
+    fill = np.zeros((h, w), np.float32)
+    count = 0
+    for y in range(h):
+        for x in range(w):
+            if where[y, x] and votes[y, x] >= votes_min:
+                y0, y1 = max(y - half_box, 0), min(y + half_box + 1, h)
+                x0, x1 = max(x - half_box, 0), min(x + half_box + 1, w)
+                n = ones[y1, x1] - ones[y0, x1] - ones[y1, x0] + ones[y0, x0]
+                f = n / max(known_count[y, x], 1.0)
+                if f >= fill_min:
+                    ok[y, x] = True
+                    fill[y, x] = f
+                    count += 1
+    xs, ys = np.empty(count, np.int64), np.empty(count, np.int64)
+    vs, fs = np.empty(count), np.empty(count)
+    k = 0
+    for y in range(h):
+        for x in range(w):
+            if not ok[y, x]:
+                continue
+            v = votes[y, x]
+            peak = True
+            for dy in range(-1, 2):
+                for dx in range(-1, 2):
+                    yy, xx = y + dy, x + dx
+                    if 0 <= yy < h and 0 <= xx < w and ok[yy, xx] and votes[yy, xx] > v:
+                        peak = False
+            if peak:
+                xs[k], ys[k], vs[k], fs[k] = x, y, v, fill[y, x]
+                k += 1
+    return xs[:k], ys[:k], vs[:k], fs[:k]
+
+
+def distinct(pts: np.ndarray, score: np.ndarray, dmin: float) -> np.ndarray:
+    """Indices (sorted) of the points (N, 2) to keep so that no two are closer than ``dmin``:
+    greedily, the higher ``score`` first (non-maximum suppression)."""
+    close = np.sum((pts[:, None, :] - pts[None, :, :]) ** 2, axis=-1) < dmin * dmin
+    keep = np.zeros(pts.shape[0], dtype=bool)
+    for i in np.argsort(-np.asarray(score), kind="stable"):
+        if not np.any(close[i] & keep):
+            keep[i] = True
+    return np.flatnonzero(keep)

@@ -1,0 +1,104 @@
+"""The play area of a table found in pixels (no table model): the cloth bed out to the cushion backs.
+
+The cushions are covered in the cloth, so the largest connected region of cloth-coloured, lit
+pixels reaches the cushion backs all round, except where pockets, and balls sitting in the jaws,
+cut into it. Its outline's straight runs along the four cushion backs are the rail lines; the
+quadrilateral they bound takes in the jaws and the balls in them, and leaves out the rails with
+their diamonds and markers (the quadrilateral, not the region's convex hull, which cuts the corners
+off at the jaws). Where four sides cannot be told apart (a table seen only in part) the region's
+convex hull is the play area.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.cloth import CLOTH
+
+ON_HULL = 1            # [px] outline points this close to the convex hull can lie on a side
+SIDE_TOL_DEG = 15.0    # an outline point's tangent within this angle of a side's direction
+TANGENT_SPAN = 4       # outline points either side for a point's tangent
+MIN_SIDE_POINTS = 20   # a side needs this many points
+LINE_ITERS = 3         # re-weighted line fits per side (points within 3 robust sigmas)
+
+
+def play_area(classes: np.ndarray) -> np.ndarray:
+    """(h, w) uint8 mask (1 = play area) of an image given its pixels' ``vision.cloth.classify``
+    bits (see the module notes). Raises ValueError if no cloth-coloured region is found."""
+    outline = cloth_outline(classes)
+    hull = cv2.convexHull(outline.astype(np.float32))[:, 0, :].astype(np.float64)
+    corners = quadrilateral(outline, hull)
+    region = np.zeros(classes.shape, np.uint8)
+    h, w = region.shape
+    poly = hull if corners is None else np.clip(corners, (-w, -h), (2 * w, 2 * h))
+    cv2.fillConvexPoly(region, np.rint(poly).astype(np.int32), 1)
+    return region
+
+
+def cloth_outline(classes: np.ndarray) -> np.ndarray:
+    """(N, 2) the outer outline [px] of the largest region of cloth-coloured, lit pixels (CLOTH in
+    ``vision.cloth.classify``'s bits ``classes``), after a 3x3 opening. Raises ValueError if
+    there is none."""
+    cloth = classes & CLOTH
+    cloth = cv2.morphologyEx(cloth, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    contours, _ = cv2.findContours(cloth, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    if not contours:
+        raise ValueError("no cloth-coloured region found in the image")
+    return max(contours, key=cv2.contourArea)[:, 0, :].astype(np.float64)
+
+
+def quadrilateral(outline: np.ndarray, hull: np.ndarray) -> np.ndarray | None:
+    """(4, 2) corners [px] of the quadrilateral bounded by the four sides of a table's cloth outline
+    (N, 2), or None. A side is fitted to the outline points that lie on the convex hull (N, 2),
+    run along one of the two directions of the outline's minimum-area rectangle, and lie on that
+    side of its centre; pockets, slits (a baulk line) and corner curves are not on a side."""
+    on = _near_polygon(outline, hull, outline.max(axis=0))
+    tangent = np.roll(outline, -TANGENT_SPAN, axis=0) - np.roll(outline, TANGENT_SPAN, axis=0)
+    angle = np.degrees(np.arctan2(tangent[:, 1], tangent[:, 0])) % 180.0
+    (cx, cy), _, theta = cv2.minAreaRect(hull.astype(np.float32))
+    lines = []
+    for t in (theta, theta + 90.0):
+        along = np.abs((angle - t + 90.0) % 180.0 - 90.0) < SIDE_TOL_DEG
+        normal = np.array([-np.sin(np.radians(t)), np.cos(np.radians(t))])
+        offset = (outline - (cx, cy)) @ normal
+        for side in (offset < 0, offset > 0):
+            pts = outline[on & along & side]
+            if pts.shape[0] < MIN_SIDE_POINTS:
+                return None
+            lines.append(_robust_line(pts))
+    a0, a1, b0, b1 = lines
+    corners = [_intersect(*pair) for pair in ((a0, b0), (b0, a1), (a1, b1), (b1, a0))]
+    if any(c is None for c in corners):
+        return None
+    return np.array(corners)
+
+
+def _near_polygon(pts: np.ndarray, poly: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """(N,) which integer points (N, 2) lie within about ON_HULL px of a closed polygon (K, 2),
+    all inside [0, size] (the polygon drawn with that half-width, then looked up)."""
+    mask = np.zeros((int(size[1]) + 1, int(size[0]) + 1), np.uint8)
+    cv2.polylines(mask, [np.rint(poly).astype(np.int32)], True, 1, thickness=2 * int(ON_HULL) + 1)
+    return mask[pts[:, 1].astype(np.intp), pts[:, 0].astype(np.intp)] > 0
+
+
+def _robust_line(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(point, unit direction) of a line through points (N, 2): total least squares, re-fitted
+    LINE_ITERS times on the points within 3 robust sigmas (at least 0.5 px)."""
+    w = np.ones(pts.shape[0])
+    for _ in range(LINE_ITERS):
+        m = (w[:, None] * pts).sum(axis=0) / w.sum()
+        d = pts - m
+        normal = np.linalg.eigh((d * w[:, None]).T @ d)[1][:, 0]
+        r = np.abs(d @ normal)
+        w = (r < 3.0 * max(1.4826 * np.median(r), 0.5)).astype(np.float64)
+    return m, np.array([normal[1], -normal[0]])
+
+
+def _intersect(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
+    """The crossing point of two lines (point, direction), or None if they are nearly parallel."""
+    (p1, d1), (p2, d2) = l1, l2
+    det = d1[0] * (-d2[1]) - d1[1] * (-d2[0])
+    if abs(det) < 1e-6:
+        return None
+    s = ((p2[0] - p1[0]) * (-d2[1]) - (p2[1] - p1[1]) * (-d2[0])) / det
+    return p1 + s * d1
