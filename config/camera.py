@@ -12,6 +12,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from config.atomic import write_atomic
 from config.reader import ConfigError, Section, default_path, load_yaml
 from planner.table import Table
 from vision.camera import LENS_MODELS, PINHOLE_NDIST, CameraModel
@@ -101,7 +102,7 @@ def camera_to_dict(cam: CameraModel) -> dict:
 
 def save_camera(cam: CameraModel, path: str | Path) -> None:
     """Write the ``camera`` (and ``pose``) sections as YAML."""
-    Path(path).write_text(yaml.safe_dump(camera_to_dict(cam), sort_keys=False))
+    write_atomic(path, yaml.safe_dump(camera_to_dict(cam), sort_keys=False))
 
 
 

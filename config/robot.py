@@ -1,16 +1,22 @@
 """``robot.yaml``: what the robot declares (limits, workspace), how the driver reaches it, and the
-execution error the calibration measured.
+execution error the calibration measured (``cuerobot calibrate robot``, calibration/robot.py):
+``error_sigmas`` (one standard deviation per shot parameter), ``biases`` (the robot's systematic
+error: on average it executes sent + bias; the driver sends commanded - bias) and ``calibrated``
+(date and shot count of that measurement).
 
 Units as docs/frame.md: phi, theta degrees; V m/s; a, b and the workspace metres; times seconds.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import datetime
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from config.reader import ConfigError, Section, default_path, load_yaml
 from controller.protocol import SHOT_WIRE, Range, RobotLimits
-from planner.shot import SHOT_FIELDS, ErrorModel
+from planner.shot import SHOT_FIELDS, ErrorModel, ShotParams
+
+NO_BIAS = ShotParams(0.0, 0.0, 0.0, 0.0, 0.0)
 
 UNITS = {"phi": "degrees", "theta": "degrees", "V": "m/s", "a": "metres", "b": "metres",
          "x": "metres", "y": "metres"}
@@ -22,7 +28,9 @@ class DriverSettings:
     Times in seconds. retries: resends of a frame after its first send. done_margin_s: added to
     the robot's declared tmax when waiting for DONE. auto_home: home after a handshake that finds
     the robot unhomed (never when it is emergency-stopped). frame_log: JSON-lines file of every
-    frame, or None."""
+    frame, or None. biases: robot.yaml's top-level ``biases`` (the robot executes sent + bias on
+    average); the driver subtracts them from every shot before it checks and sends it
+    (``controller.driver.actuator.Actuator.check_shot``)."""
     port: str
     baudrate: int
     reply_timeout_s: float
@@ -31,16 +39,38 @@ class DriverSettings:
     done_margin_s: float
     auto_home: bool
     frame_log: str | None
+    biases: ShotParams = NO_BIAS
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """robot.yaml's ``calibrated`` record: the date (ISO 8601, YYYY-MM-DD) and the number of
+    shots of the measurement that wrote ``error_sigmas`` and ``biases``."""
+    date: str
+    shots: int
 
 
 @dataclass(frozen=True)
 class RobotSettings:
     """robot.yaml, read from ``path``. error_sigmas: the measured execution error (one standard
-    deviation per shot parameter), or None when the robot has not been calibrated."""
+    deviation per shot parameter), or None when the robot has not been calibrated; biases: the
+    measured systematic error (zero when absent; also in ``driver.biases``, which the driver
+    applies); calibrated: when and from how many shots they were measured, or None."""
     limits: RobotLimits
     driver: DriverSettings
     error_sigmas: ErrorModel | None
     path: str
+    biases: ShotParams = NO_BIAS
+    calibrated: Calibration | None = None
+
+    def error_source(self) -> str:
+        """Where error_sigmas came from, for logs: ``calibrated <date> (<n> shots), <path>``,
+        ``<path> (no calibration record)``, or ``none`` when there are none."""
+        if self.error_sigmas is None:
+            return "none"
+        if self.calibrated is None:
+            return f"{self.path} (no calibration record)"
+        return f"calibrated {self.calibrated.date} ({self.calibrated.shots} shots), {self.path}"
 
 
 def parse_limits(root: Section) -> RobotLimits:
@@ -90,13 +120,34 @@ def parse_error_sigmas(sec: Section) -> ErrorModel:
                         for k in SHOT_FIELDS))
 
 
+def parse_biases(sec: Section) -> ShotParams:
+    """A ``biases`` section: the mean executed - sent value per shot parameter (any sign)."""
+    return ShotParams(*(sec.number(k, f"a number in {UNITS[k]}") for k in SHOT_FIELDS))
+
+
+def parse_calibration(sec: Section) -> Calibration:
+    """A ``calibrated`` section: ``date`` (YYYY-MM-DD) and ``shots`` (an integer >= 1)."""
+    form = "a date YYYY-MM-DD"
+    raw = sec.raw("date", form)
+    text = raw.isoformat() if isinstance(raw, datetime.date) else raw   # YAML reads a bare date as a date
+    if not isinstance(text, str):
+        raise sec.fail("date", form, raw)
+    try:
+        datetime.date.fromisoformat(text)
+    except ValueError:
+        raise sec.fail("date", form, raw) from None
+    return Calibration(text, sec.integer("shots", "an integer >= 1 (shots measured)", lo=1))
+
+
 def parse_robot_settings(root: Section) -> RobotSettings:
     """RobotSettings from a loaded robot.yaml; raises ConfigError naming file and key."""
     driver = parse_driver_settings(root.section("driver"))
     if not driver.port:
         raise ConfigError(f"{root.path}: driver.port must be a device path or pyserial URL, got ''")
     sigmas = parse_error_sigmas(root.section("error_sigmas")) if root.has("error_sigmas") else None
-    return RobotSettings(parse_limits(root), driver, sigmas, root.path)
+    biases = parse_biases(root.section("biases")) if root.has("biases") else NO_BIAS
+    calibrated = parse_calibration(root.section("calibrated")) if root.has("calibrated") else None
+    return RobotSettings(parse_limits(root), replace(driver, biases=biases), sigmas, root.path, biases, calibrated)
 
 
 def load_robot_settings(path: str | Path | None = None) -> RobotSettings:

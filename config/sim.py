@@ -1,6 +1,10 @@
 """``sim.yaml``: the simulated robot (firmware id, true execution error, timing, fault
 injection) and the soak profile that `cuerobot bench serial` and the soak test run.
 
+A file with a top-level ``base: FILE`` (a path relative to it) is a preset over that file: each
+of its top-level keys replaces the base's whole (config/sim_robots/*.yaml: robots with other true
+errors for ``cuerobot calibrate robot --sim-config``).
+
 Units as docs/frame.md: phi, theta degrees; V m/s; a, b and the workspace metres; times seconds.
 """
 from __future__ import annotations
@@ -86,8 +90,8 @@ class SimSettings:
     path: str
 
 
-def _params(sec: Section, form: str, default: ShotParams | None = None) -> ShotParams:
-    return ShotParams(*(sec.number(k, f"{form} in {UNITS[k]}",
+def _params(sec: Section, form: str, default: ShotParams | None = None, nonneg: bool = False) -> ShotParams:
+    return ShotParams(*(sec.number(k, f"{form} in {UNITS[k]}", nonneg=nonneg,
                                    default=None if default is None else getattr(default, k))
                         for k in SHOT_FIELDS))
 
@@ -116,16 +120,28 @@ def parse_faults(sec: Section, base: Faults = Faults()) -> Faults:
     return Faults(**vals)
 
 
-def load_sim_settings(path: str | Path | None = None, profile: str | None = None) -> SimSettings:
-    """Read config/sim.yaml (or ``path``). ``profile`` names a section (e.g. "soak") whose
-    ``timing`` and ``faults`` override the top-level ones key by key. Raises ConfigError."""
+def load_sim_yaml(path: str | Path | None = None) -> Section:
+    """The top level of config/sim.yaml (or ``path``), a preset's ``base`` applied (module doc).
+    Raises ConfigError."""
     root = load_yaml(path or default_path("sim.yaml"))
+    if not root.has("base"):
+        return root
+    rel = root.string("base", "a sim config file, as a path relative to this one")
+    base = load_yaml(Path(root.path).parent / rel)
+    if base.has("base"):
+        raise root.fail("base", "a sim config that has no base of its own", rel)
+    return Section({**base.data, **{k: v for k, v in root.data.items() if k != "base"}}, root.path)
+
+
+def load_sim_settings(path: str | Path | None = None, profile: str | None = None) -> SimSettings:
+    """Read config/sim.yaml (or ``path``, a preset's ``base`` applied). ``profile`` names a
+    section (e.g. "soak") whose ``timing`` and ``faults`` override the top-level ones key by key.
+    Raises ConfigError."""
+    root = load_sim_yaml(path)
     firmware = root.string("firmware", "a firmware id without spaces")
     if not firmware or any(not 0x21 <= ord(c) <= 0x7E or c == "*" for c in firmware):
         raise root.fail("firmware", "a firmware id of printable characters without spaces or '*'", firmware)
-    sigmas = _params(root.section("true_sigmas"), "a standard deviation >= 0")
-    if any(s < 0 for s in sigmas.as_array()):
-        raise root.fail("true_sigmas", "standard deviations >= 0", sigmas)
+    sigmas = _params(root.section("true_sigmas"), "a standard deviation >= 0", nonneg=True)
     timing = parse_timing(root.section("timing"))
     faults = parse_faults(root.section("faults"))
     if profile is not None:
@@ -159,7 +175,7 @@ def load_soak_settings(sim_path: str | Path | None = None,
                        robot_path: str | Path | None = None) -> SoakSettings:
     """The ``soak`` profile of sim.yaml over robot.yaml. Raises ConfigError."""
     sim = load_sim_settings(sim_path, profile="soak")
-    soak = load_yaml(sim.path).section("soak")
+    soak = load_sim_yaml(sim.path).section("soak")
     robot = load_robot_settings(robot_path)
     driver = parse_driver_settings(soak.section("driver"), robot.driver) if soak.has("driver") else robot.driver
     rate = soak.number("invalid_rate", "a probability between 0 and 1", lo=0.0, hi=1.0, default=0.0)

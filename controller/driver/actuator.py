@@ -42,7 +42,7 @@ from controller.driver.errors import (
 from controller.driver.link import READ_POLL_S, FrameSink, Link, LinkFault, LinkLost
 from controller.protocol import Frame, FrameError, Hello, ShotCommand, Status, encode_frame, err_code
 from hil.recording import FrameLog
-from planner.shot import ShotParams
+from planner.shot import SHOT_FIELDS, ShotParams
 
 log = logging.getLogger(__name__)
 
@@ -156,12 +156,17 @@ class Actuator:
         raise RobotTimeout(f"{self.settings.port}: the robot kept resetting; ESTOP not acknowledged")
 
     def check_shot(self, params: ShotParams, cue_xy: tuple[float, float]) -> ShotCommand:
-        """The command ``shot()`` would send: phi turned by whole turns into the declared range,
-        rounded to the wire's resolution. Raises ShotRejected if it is outside the limits or the
-        workspace the robot declared in its HELLO, ActuatorError before the first handshake."""
+        """The command ``shot()`` would send: ``params`` less the robot's measured biases
+        (``settings.biases``, robot.yaml ``biases``: the robot executes sent + bias on average,
+        so sending params - bias makes it execute params; a value inside its declared range is
+        kept inside it), phi turned by whole turns into the
+        declared range, rounded to the wire's resolution. Raises ShotRejected if it is outside
+        the limits or the workspace the robot declared in its HELLO, ActuatorError before the
+        first handshake."""
         if self.hello is None:
             raise ActuatorError("no HELLO yet: connect() before checking shots against the robot's limits")
         lim = self.hello.limits
+        params = self._corrected(params, lim)
         params = replace(params, phi=lim.phi.lo + (params.phi - lim.phi.lo) % 360.0)
         try:
             cmd = ShotCommand.from_params(params, cue_xy)
@@ -172,6 +177,17 @@ class Actuator:
             raise ShotRejected("shot rejected before sending: " + "; ".join(why)
                                + f" (from its HELLO, firmware {self.hello.firmware})")
         return cmd
+
+    def _corrected(self, params: ShotParams, lim) -> ShotParams:
+        """params - biases; a parameter inside its declared range stays inside it (at a limit the
+        robot cannot do better, e.g. a level shot with a bias that lifts the cue)."""
+        raw = params.as_array()
+        out = raw - self.settings.biases.as_array()
+        for j, name in enumerate(SHOT_FIELDS):
+            r = getattr(lim, name)
+            if name != "phi" and r.lo <= raw[j] <= r.hi:
+                out[j] = min(max(out[j], r.lo), r.hi)
+        return ShotParams.from_array(out)
 
     def shot(self, params: ShotParams, cue_xy: tuple[float, float]) -> ShotReport:
         """Strike once: ``params`` (ShotParams units) at the cue ball centred at ``cue_xy`` [m].

@@ -135,6 +135,9 @@ def build_game(settings: Settings, *, seed: int, backend: str | None = None, pla
         error, label = error_model_for(settings.robot.error_sigmas, noise)
         planner = make_planner(robot_name, error, seeds["robot_planner"], tcfg=tc, pcfg=settings.planner, limits=limits,
                                limits_source=source)
+        model = error_model_meta(settings.robot, error, label, noise)
+        (out or log.info)(f"error model {label}: sigmas {model['sigmas']} from {model['source']}; "
+                          f"biases {model['biases']}; difficulty table {model['difficulty_table']}")
         if backend == "sim":
             opp_error = PRESETS[svc.players.opponent_noise]
             opp_planner = make_planner(opp_name, svc.players.opponent_noise, seeds["opponent_planner"], tcfg=tc,
@@ -162,11 +165,25 @@ def build_game(settings: Settings, *, seed: int, backend: str | None = None, pla
                                on_record=game.truth.on_record if game.truth is not None else None, out=out,
                                hub=hub,
                                last_seq=resume.last_seq if resume else 0,
-                               meta={"seed": seed, "noise": label})
+                               meta={"seed": seed, "noise": label, "error_model": model})
     except BaseException:
         game.close()
         raise
     return game
+
+
+def error_model_meta(robot, error, label: str, preset: str) -> dict:
+    """What the run log's start record says of the robot planner's error model: its label,
+    sigmas and source (robot.yaml's calibration record, or the preset used for want of one), the
+    biases the driver corrects, and the difficulty table file it plans with (docs/frame.md units)."""
+    from planner.difficulty import difficulty_dir
+    from planner.shot import SHOT_FIELDS
+
+    source = robot.error_source() if robot.error_sigmas is not None else \
+        f"the {preset!r} preset (robot.yaml has no error_sigmas)"
+    return {"label": label, "sigmas": dict(zip(SHOT_FIELDS, error.sigmas().tolist())), "source": source,
+            "biases": dict(zip(SHOT_FIELDS, robot.biases.as_array().tolist())),
+            "difficulty_table": str(difficulty_dir() / f"difficulty_{label}.npz")}
 
 
 @dataclass
