@@ -123,13 +123,18 @@ def load_yaml(path: str | os.PathLike) -> Section:
     """Read a YAML file whose top level is a mapping. Raises ConfigError naming the file."""
     p = Path(path)
     try:
-        text = p.read_text()
+        text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read config file ({exc.strerror})") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not a YAML text file (not UTF-8 at byte {exc.start})") from exc
     try:
         data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{p}: not valid YAML: {exc}") from exc
+    except yaml.YAMLError as exc:      # in one line: where, and what the parser expected
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{p}: not valid YAML{where}: {what}") from exc
     if data is None:
         data = {}
     return Section(data, str(p))

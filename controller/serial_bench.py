@@ -55,16 +55,26 @@ class SoakResult:
     reconnects: int = 0
     elapsed_s: float = 0.0
 
-    @property
-    def recovery_s_median(self) -> float | None:
-        return float(np.median([t for _, t in self.recoveries])) if self.recoveries else None
+    def recovery_ms(self) -> dict:
+        """Recovery times [ms] (first fault to the next good exchange), over all faults ("all")
+        and per fault kind: {kind: {"n", "median", "p90", "max"}}; {} if nothing needed recovering."""
+        by_kind = {"all": [t for _, t in self.recoveries]}
+        for k, t in self.recoveries:
+            by_kind.setdefault(k.value, []).append(t)
+        return {k: {"n": len(ts), "median": round(1e3 * float(np.median(ts)), 2),
+                    "p90": round(1e3 * float(np.percentile(ts, 90)), 2), "max": round(1e3 * max(ts), 2)}
+                for k, ts in by_kind.items() if ts}
 
     def summary(self) -> dict:
-        """The figures of ``cuerobot bench serial --json``."""
-        med = self.recovery_s_median
-        return {"attempted": self.attempted, "executed": self.executed, "duplicated": self.duplicated,
-                "corrupted_executed": self.corrupted_executed,
-                "recovery_s_median": None if med is None else round(med, 4)}
+        """The figures of ``cuerobot bench serial --json``: the counts of the text report, the
+        faults injected by kind, and the recovery times in ms (as the text gives them)."""
+        return {"attempted": self.attempted, "invalid": self.invalid,
+                "refused_before_sending": self.refused_before_sending, "executed": self.executed,
+                "given_up": self.given_up, "duplicated": self.duplicated,
+                "corrupted_executed": self.corrupted_executed, "misreported": self.misreported,
+                "outcomes": dict(self.outcomes.most_common()), "faults": dict(sorted(self.faults.items())),
+                "reconnects": self.reconnects, "recovery_ms": self.recovery_ms(),
+                "elapsed_s": round(self.elapsed_s, 3), "ok": self.ok}
 
     @property
     def ok(self) -> bool:
@@ -215,11 +225,11 @@ def format_report(r: SoakResult) -> str:
         "  faults injected: " + ", ".join(f"{k} {v}" for k, v in sorted(r.faults.items())),
     ]
     lines.append(f"  recovery times (first fault to next good exchange), {r.reconnects} reconnects:")
-    by_kind = {k.value: [t for q, t in r.recoveries if q is k] for k in {k for k, _ in r.recoveries}}
-    for kind, ts in [("all", [t for _, t in r.recoveries]), *sorted(by_kind.items())]:
-        if ts:
-            lines.append(f"    {kind:12s} n={len(ts):5d}  median {1e3 * np.median(ts):7.1f} ms  "
-                         f"p90 {1e3 * np.percentile(ts, 90):7.1f} ms  max {1e3 * max(ts):7.1f} ms")
+    rec = r.recovery_ms()
+    for kind in ["all", *sorted(k for k in rec if k != "all")] if rec else []:
+        q = rec[kind]
+        lines.append(f"    {kind:12s} n={q['n']:5d}  median {q['median']:7.1f} ms  "
+                     f"p90 {q['p90']:7.1f} ms  max {q['max']:7.1f} ms")
     if not r.recoveries:
         lines.append("    none (no fault needed recovering)")
     lines.append("  (correctness counts and recovery times; no speed target, hence no baseline ratio)")

@@ -13,6 +13,8 @@ directory ($CUEROBOT_DIFFICULTY_DIR, default ~/.cache/cuerobot/difficulty/). The
 format version, the error model's sigmas, the grid spec and a hash of everything the entries
 depend on (pool-table geometry, physics constants, grid spec, samples, sigmas); a stored grid
 whose hash differs is stale: ``load_difficulty`` rebuilds it or raises StaleDifficultyError.
+The throw corrections the cells aim with (planner.throw.load_throw) are cached in the same
+directory.
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from config.atomic import atomic_path, write_atomic
 from planner.aim import pocket_axes, pocket_targets
 from planner.execution import executable
 from planner.interp import multilinear
@@ -36,7 +39,7 @@ from planner.shot import PRESETS, SHOT_FIELDS, ErrorModel, ShotParams
 from planner.speed import min_speed
 from planner.state import TableState
 from planner.table import Table
-from planner.throw import ThrowCorrection, build_throw, is_right_cut
+from planner.throw import ThrowCorrection, is_right_cut, load_throw
 
 FORMAT_VERSION = 2   # 2: cells aim with the throw correction of planner/throw.py
 DIFFICULTY_DIR_ENV = "CUEROBOT_DIFFICULTY_DIR"
@@ -160,15 +163,14 @@ class DifficultyGrid:
                 tuple(np.ascontiguousarray(a, dtype=np.float64) for a in self.axes[kind]))
 
     def save(self, directory: Path, name: str) -> Path:
-        """Write ``difficulty_<name>.npz`` (atomically) and ``.json`` under ``directory``
-        (created if absent). Returns the .npz path."""
+        """Write ``difficulty_<name>.npz`` and ``.json`` under ``directory`` (created if absent),
+        each atomically (config.atomic). Returns the .npz path."""
         directory.mkdir(parents=True, exist_ok=True)
         npz = directory / f"difficulty_{name}.npz"
-        tmp = directory / f".difficulty_{name}.tmp.npz"
-        np.savez(tmp, **{f"{k}_probs": self.probs[k] for k in KINDS},
-                 **{f"{k}_axis{i}": a for k in KINDS for i, a in enumerate(self.axes[k])})
-        os.replace(tmp, npz)
-        (directory / f"difficulty_{name}.json").write_text(json.dumps(self.meta, indent=1))
+        with atomic_path(npz) as tmp:
+            np.savez(tmp, **{f"{k}_probs": self.probs[k] for k in KINDS},
+                     **{f"{k}_axis{i}": a for k in KINDS for i, a in enumerate(self.axes[k])})
+        write_atomic(directory / f"difficulty_{name}.json", json.dumps(self.meta, indent=1, allow_nan=False))
         return npz
 
     @classmethod
@@ -222,7 +224,7 @@ def build_difficulty(table: Table, params: PhysicsParams, error: ErrorModel, gri
         step = max(1, len(cells) // (8 * max(workers, 1)))
         for j in range(0, len(cells), step):
             chunks.append((kind, j, cells[j:j + step]))
-    throw = build_throw(Simulator(table, params), (0.0,))
+    throw = load_throw(table, params, (0.0,), difficulty_dir())
     jobs = [(table, params, grid, error, throw, kind, cells, seed + n) for n, (kind, _, cells) in enumerate(chunks)]
     results = parallel_map(_build_chunk, jobs, workers, progress)
     flat = {kind: [] for kind in KINDS}

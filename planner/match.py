@@ -13,6 +13,7 @@ the foot rail) as is free (WPA 1.4).
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -80,9 +81,16 @@ class GameRecord:
         return {"sis": sis, "ss": ss, "decision_s": [s.decision_s for s in self.shots if s.player == player]}
 
     def to_json(self) -> dict:
-        """The record as JSON-ready data: players, seed, winner and every shot's fields."""
+        """The record as JSON-ready data: players, seed, winner and every shot's fields (strict
+        JSON: a shot without an estimate, the break, has "estimate": null and an "estimate_note")."""
+        def shot(s: ShotRecord) -> dict:
+            d = dataclasses.asdict(s)
+            if not math.isfinite(d["estimate"]):
+                d["estimate"] = None
+                d["estimate_note"] = f"no estimate: the planner does not estimate a {s.kind} shot"
+            return d
         return {"players": list(self.players), "seed": self.seed, "winner": self.winner,
-                "shots": [dataclasses.asdict(s) for s in self.shots]}
+                "shots": [shot(s) for s in self.shots]}
 
 
 def spot_ball(state: TableState, ball: int, table: Table, R: float) -> TableState:

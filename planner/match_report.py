@@ -40,18 +40,21 @@ def load_records(path: str | Path) -> list[dict]:
     """The games of a records file (at least one). Raises ValueError naming the file, and the
     line of a line that is not a game record (``is_game_record``); OSError if it cannot be read."""
     games = []
-    with open(path, encoding="utf-8") as f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                g = json.loads(line)
-            except json.JSONDecodeError:
-                g = None
-            if not is_game_record(g):
-                raise ValueError(f"{path}:{n}: not a game record (a JSON object with players, seed, winner "
-                                 f"and a non-empty list of shots, as `cuerobot match --records` writes)")
-            games.append(g)
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"{path}: not a records file (JSON lines; not UTF-8 at byte {exc.start})") from exc
+    for n, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            g = json.loads(line)
+        except json.JSONDecodeError:
+            g = None
+        if not is_game_record(g):
+            raise ValueError(f"{path}:{n}: not a game record (a JSON object with players, seed, winner "
+                             f"and a non-empty list of shots, as `cuerobot match --records` writes)")
+        games.append(g)
     if not games:
         raise ValueError(f"{path}: no game records (a match writes one line per finished game)")
     return games

@@ -31,8 +31,7 @@ from planner.aim import (
     reflect_across_rail,
     unit,
 )
-from planner.difficulty import BETA_MAX, DifficultyGrid
-from planner.physics.engine import Simulator
+from planner.difficulty import BETA_MAX, DifficultyGrid, difficulty_dir
 from planner.physics.params import PhysicsParams
 from planner.rules.game import CalledShot, GameState
 from planner.shot import ShotParams
@@ -40,7 +39,7 @@ from planner.speed import min_speed
 from planner.state import CUE, TableState
 from planner.straight_shots import straight_pairs
 from planner.table import Table
-from planner.throw import ThrowCorrection, build_throw, is_right_cut
+from planner.throw import ThrowCorrection, is_right_cut, load_throw
 
 
 @dataclass(frozen=True)
@@ -99,13 +98,14 @@ def fine_only(cfg: MoveGenConfig) -> tuple:
 
 class MoveGenerator:
     """Candidate shots for one pool table, physics, difficulty grid and config; ``throw``
-    (default: measured here with ``build_throw``) corrects the aim of straight-in shots."""
+    (default: ``load_throw``, measured once and cached beside the difficulty grids) corrects the
+    aim of straight-in shots."""
 
     def __init__(self, table: Table, params: PhysicsParams, difficulty: DifficultyGrid,
                  config: MoveGenConfig, throw: ThrowCorrection | None = None):
         self.table, self.params, self.difficulty, self.cfg = table, params, difficulty, config
         spins_b = tuple(dict.fromkeys(b for _, b in config.spins + config.fine_spins))
-        self.throw = throw or build_throw(Simulator(table, params), spins_b)
+        self.throw = throw or load_throw(table, params, spins_b, difficulty_dir())
         self._coarse = tuple((s, config.speed_increments) for s in config.spins)
         self._fine = fine_only(config)
         self.targets = pocket_targets(table)

@@ -10,17 +10,32 @@ direction, on a grid over (cut angle alpha [deg], cue-to-ghost distance d2 [m], 
 (mirror symmetry).
 
 Each entry is found by Newton iteration on the object ball's departure angle, all entries of an
-iteration in one batch simulation of a lone cue ball and object ball.
+iteration in one batch simulation of a lone cue ball and object ball (about a second per spin).
+``load_throw`` keeps the measured tables on disk beside the difficulty grids, as
+``throw_<hash>.npz``, the hash taken over everything an entry depends on (``throw_hash``), so
+that a planner starts without measuring them again.
 """
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
+import logging
+import zipfile
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+from config.atomic import atomic_path
 from planner.interp import multilinear
+from planner.jit import compiled_sources_hash
 from planner.physics.engine import Simulator
+from planner.physics.params import PhysicsParams
 from planner.state import TableState
+from planner.table import Table
+
+log = logging.getLogger(__name__)
 
 ALPHA = np.linspace(0.0, 80.0, 17)
 D2 = np.array([0.06, 0.15, 0.3, 0.5, 0.75, 1.0])
@@ -94,3 +109,42 @@ def build_throw(sim: Simulator, spins: tuple[float, ...]) -> ThrowCorrection:
         err = _departure_error(sim, states, phi, cells)
     dphi = np.where(np.isfinite(err) & ~bad & (np.abs(err) < 0.05), phi - 90.0, 0.0)
     return ThrowCorrection(tuple(spins), dphi.reshape(len(spins), len(ALPHA), len(D2), len(V)))
+
+
+def throw_hash(table: Table, params: PhysicsParams, spins: tuple[float, ...]) -> str:
+    """sha256 (hex) of everything a throw table's entries depend on: the pool table's specs, the
+    physics constants, the spins, the knots and Newton settings above, this module's text and the
+    engine's compiled sources (``planner.jit.compiled_sources_hash``)."""
+    spec = dataclasses.asdict(table.specs) if table.specs is not None else {"name": table.name}
+    blob = json.dumps({"table": spec, "physics": dataclasses.asdict(params), "spins": [float(b) for b in spins],
+                       "axes": [ALPHA.tolist(), D2.tolist(), V.tolist()], "newton": [NEWTON_STEPS, PROBE_DEG],
+                       "engine": compiled_sources_hash(), "module": Path(__file__).read_text()}, sort_keys=True)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def load_throw(table: Table, params: PhysicsParams, spins: tuple[float, ...], directory: Path) -> ThrowCorrection:
+    """The throw correction for (table, params, spins): read from ``directory`` if measured
+    before for exactly these inputs (``throw_hash``), else measured with ``build_throw`` and
+    stored there (atomically; a directory that cannot be written only costs the cache, with a
+    warning)."""
+    spins = tuple(float(b) for b in spins)
+    path = Path(directory) / f"throw_{throw_hash(table, params, spins)[:24]}.npz"
+    shape = (len(spins), len(ALPHA), len(D2), len(V))
+    try:
+        with np.load(path) as z:
+            dphi = z["dphi"]
+        if dphi.shape == shape and np.isfinite(dphi).all():
+            return ThrowCorrection(spins, dphi)
+        log.warning("%s: a throw table of shape %s, expected %s; measuring it again", path, dphi.shape, shape)
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError, KeyError, zipfile.BadZipFile) as e:
+        log.warning("%s: unreadable (%s); measuring it again", path, e)
+    throw = build_throw(Simulator(table, params), spins)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_path(path) as tmp:
+            np.savez(tmp, dphi=throw.dphi)
+    except OSError as e:
+        log.warning("%s: throw table not cached (%s)", path, e)
+    return throw

@@ -10,8 +10,9 @@ coordinates are in OpenCV's convention (the centre of the top-left pixel is (0, 
   or ``bbox`` [x, y, w, h] (its centre)), ``categories`` (id, name: the label). COCO coordinates
   are continuous (the top-left pixel spans 0..1), so 0.5 is subtracted.
 * The project's rendered truth (``cuerobot vision render --truth``): ``{"image": name, "balls":
-  [{"id", "x_m", "y_m", "x_px", "y_px"}]}`` (one frame), or a list of such objects; labels are the
-  ball ids, and table positions [m] are kept for scoring in millimetres.
+  [{"label", "x_m", "y_m", "x_px", "y_px"}]}`` (one frame; an integer "id" in files written before
+  "label"), or a list of such objects; labels are the ball ids as strings, as ``vision detect
+  --json`` gives them, and table positions [m] are kept for scoring in millimetres.
 """
 from __future__ import annotations
 
@@ -41,9 +42,11 @@ def load_truth(path: str | Path) -> dict[str, FrameTruth]:
     Raises TruthFormatError naming the file and the problem."""
     path = Path(path)
     try:
-        text = path.read_text()
+        text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise TruthFormatError(f"{path}: cannot read the truth file ({exc.strerror})") from exc
+    except UnicodeDecodeError as exc:
+        raise TruthFormatError(f"{path}: not a truth file (CSV or JSON text; not UTF-8 at byte {exc.start})") from exc
     if path.suffix.lower() == ".csv":
         return _from_csv(path, text)
     try:
@@ -104,9 +107,9 @@ def _from_rendered(path: Path, frames: list) -> dict[str, FrameTruth]:
             balls = f["balls"]
             px = [(b["x_px"], b["y_px"]) for b in balls]
             xy = np.array([(b["x_m"], b["y_m"]) for b in balls], float).reshape(-1, 2)
-            labels = [str(b["id"]) for b in balls]
+            labels = [str(b["label"] if "label" in b else b["id"]) for b in balls]   # "id": before 'label'
         except (KeyError, TypeError) as exc:
-            raise TruthFormatError(f"{path}: each rendered ball needs id, x_m, y_m, x_px, y_px ({exc})") from exc
+            raise TruthFormatError(f"{path}: each rendered ball needs label, x_m, y_m, x_px, y_px ({exc})") from exc
         name = Path(f.get("image", "")).name
         if not name and len(frames) > 1:
             raise TruthFormatError(f"{path}: with several frames each needs its 'image' name")

@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import json
-import sys
+import math
 
-PLANNERS = ("greedy", "prob", "mc")
-NOISES = ("high", "low", "none")
+from config.service import NOISE_PRESETS, PLANNERS
+from controller.commands.args import UserError, count, existing_file, grid_points, output_file, seed
 
 
 def _bar(desc: str, quiet: bool):
@@ -19,10 +19,11 @@ def _bar(desc: str, quiet: bool):
 def _match(args) -> int:
     from planner.match import run_match
 
+    # opened (for appending: earlier games stay) before the first game, so a bad path fails at once
     records = open(args.records, "a", encoding="utf-8") if args.records else None
 
     def save(rec) -> None:          # one JSON line per game, flushed as it finishes
-        records.write(json.dumps(rec.to_json()) + "\n")
+        records.write(json.dumps(rec.to_json(), allow_nan=False) + "\n")
         records.flush()
 
     try:
@@ -31,8 +32,13 @@ def _match(args) -> int:
     finally:
         if records:
             records.close()
+    # a player who never had to decide (the other ran every rack) has no median decision time
+    decision = {k: (v if math.isfinite(v) else None) for k, v in r["decision_s"].items()}
     if args.json:
-        print(json.dumps({k: r[k] for k in ("wins", "sis", "ss", "decision_s")}))
+        notes = {f"decision_s.{k}": "no decisions: this player took no shot" for k, v in decision.items()
+                 if v is None}
+        print(json.dumps({k: r[k] for k in ("wins", "sis", "ss")} | {"decision_s": decision, "notes": notes},
+                         allow_nan=False))
         return 0
 
     def frac(x):
@@ -40,10 +46,12 @@ def _match(args) -> int:
 
     print(f"{'player':<8} {'wins':>5} {'SIS':>16} {'SS':>14} {'median decision':>16}")
     for label, name in (("A", args.a), ("B", args.b)):
+        d = decision[label]
         print(f"{name:<8} {r['wins'][label]:>5} {frac(r['sis'][label]):>16} {frac(r['ss'][label]):>14} "
-              f"{r['decision_s'][label]:>14.3f} s")
+              + (f"{d:>14.3f} s" if d is not None else f"{'no shots':>16}"))
     if r["wins"]["none"]:
-        print(f"{r['wins']['none']} games abandoned at the shot cap")
+        n = r["wins"]["none"]
+        print(f"{n} {'game' if n == 1 else 'games'} abandoned at the shot cap")
     return 0
 
 
@@ -55,11 +63,11 @@ def _match_report(args) -> int:
         rep = report(games)
         name = args.name or next(iter(rep), None)
         pair = paired(games, load_records(args.vs), name) if args.vs and name else None
-    except (OSError, ValueError) as e:
-        print(f"cuerobot match-report: {e}", file=sys.stderr)
-        return 2
+    except ValueError as e:         # names the file and the line
+        raise UserError(str(e)) from e
     if args.json:
-        print(json.dumps({"report": rep, "paired": pair and {"name": name, "other": args.vs, **pair}}))
+        print(json.dumps({"report": rep, "paired": pair and {"name": name, "other": str(args.vs), **pair}},
+                         allow_nan=False))
         return 0
     print(format_report(rep))
     if pair:
@@ -94,35 +102,36 @@ def _bench(args) -> int:
 
 def register(sub) -> None:
     m = sub.add_parser("match", help="play 8-ball games between two planners (PickPocket's Table 1)")
-    m.add_argument("a", choices=PLANNERS)
-    m.add_argument("b", choices=PLANNERS)
-    m.add_argument("--games", type=int, default=10)
-    m.add_argument("--noise", choices=NOISES, default="high")
-    m.add_argument("--seed", type=int, default=0)
-    m.add_argument("--workers", type=int, default=1)
-    m.add_argument("--records", metavar="FILE",
+    m.add_argument("a", choices=PLANNERS, help="planner A (breaks the even games)")
+    m.add_argument("b", choices=PLANNERS, help="planner B")
+    m.add_argument("--games", type=count, default=10, help="games to play")
+    m.add_argument("--noise", choices=NOISE_PRESETS, default="high", help="the robot's error model (a preset)")
+    m.add_argument("--seed", type=seed, default=0, help="seed of the first game (game g: seed + 1000 g)")
+    m.add_argument("--workers", type=count, default=1, help="processes playing games in parallel")
+    m.add_argument("--records", metavar="FILE", type=output_file,
                    help="append each finished game (every shot, ruling and decision time) to FILE as a JSON line")
-    m.add_argument("--json", action="store_true")
+    m.add_argument("--json", action="store_true", help="print the summary as one JSON object")
     m.set_defaults(func=_match)
     r = sub.add_parser("match-report", help="where a match was won and lost, from its --records file")
-    r.add_argument("records", metavar="FILE", help="a file written by `cuerobot match --records`")
-    r.add_argument("--vs", metavar="OTHER", help="records of the same racks (same --seed) to compare with")
-    r.add_argument("--name", help="the planner compared with --vs (default: the first in FILE)")
-    r.add_argument("--json", action="store_true")
+    r.add_argument("records", metavar="FILE", type=existing_file, help="a file written by `cuerobot match --records`")
+    r.add_argument("--vs", metavar="OTHER", type=existing_file,
+                   help="records of the same racks (same --seed) to compare with")
+    r.add_argument("--name", help="the planner compared with --vs, as FILE names it (default: the first in FILE)")
+    r.add_argument("--json", action="store_true", help="print the report as one JSON object")
     r.set_defaults(func=_match_report)
     d = sub.add_parser("difficulty", help="shot-difficulty grids")
     dsub = d.add_subparsers(dest="difficulty_command", metavar="ACTION", required=True)
     b = dsub.add_parser("build", help="build and store the shot-difficulty grid for an error model")
-    b.add_argument("--resolution", type=int, default=5, help="grid points per feature")
-    b.add_argument("--samples", type=int, default=48, help="noisy simulations per cell")
-    b.add_argument("--workers", type=int, default=1, help="processes")
-    b.add_argument("--noise", choices=NOISES, default="high")
+    b.add_argument("--resolution", type=grid_points, default=5, help="grid points per feature")
+    b.add_argument("--samples", type=count, default=48, help="noisy simulations per cell")
+    b.add_argument("--workers", type=count, default=1, help="processes")
+    b.add_argument("--noise", choices=NOISE_PRESETS, default="high", help="the error model (a preset)")
     b.set_defaults(func=_difficulty_build)
 
 
 def register_bench(bench_sub) -> None:
     p = bench_sub.add_parser("planner", help="MC decision time over mid-game states (baseline: greedy)")
-    p.add_argument("--states", type=int, default=10)
-    p.add_argument("--noise", choices=NOISES, default="high")
-    p.add_argument("--json", action="store_true")
+    p.add_argument("--states", type=count, default=10, help="mid-game states timed")
+    p.add_argument("--noise", choices=NOISE_PRESETS, default="high", help="the error model (a preset)")
+    p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     p.set_defaults(func=_bench)

@@ -10,34 +10,48 @@ address of config/service.yaml.
 """
 from __future__ import annotations
 
+import argparse
 import json
 import logging
 import sys
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 
+from config.service import NOISE_PRESETS, PLANNERS
+from controller.commands.args import UserError, count, existing_dir, seed
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def run_directory(text: str) -> Path:
+    """Argument type of --resume: a run directory (one with a game log, docs/recording.md)."""
+    from hil.recording import GAME_LOG
+
+    if not (Path(text) / GAME_LOG).is_file():
+        why = f"no {GAME_LOG}" if Path(text).is_dir() else "no such directory"
+        raise argparse.ArgumentTypeError(f"{text}: not a run directory ({why}); nothing to resume")
+    return Path(text)
+
 
 def _run(args) -> int:
-    from config.reader import ConfigError
-
-    try:
-        return _play(args)
-    except (ConfigError, ValueError, FileNotFoundError) as e:
-        print(f"cuerobot run: {e}", file=sys.stderr)
-        return 2
-
-
-def _play(args) -> int:
     from config.settings import load_settings
-    from controller.service.setup import build_game, resume_state
     from hil.recording import new_run_dir, read_run
 
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
     if args.resume:
-        rec = read_run(args.resume)
-        resumed = resume_state(rec)
+        from controller.service.setup import resume_state
+        try:
+            rec = read_run(args.resume)
+            resumed = resume_state(rec)
+        except ValueError as e:           # a finished game, a log that does not say what to resume
+            raise UserError(str(e)) from e      # names the run directory
+        except KeyError as e:
+            raise UserError(f"{args.resume}: the game log lacks {e}; not a run directory this version wrote") from e
         settings = load_settings(rec.config_dir)
         seed, run_dir, meta = resumed.seed, rec.root, rec.meta
         backend = args.backend or meta.get("backend")
@@ -58,6 +72,8 @@ def _play(args) -> int:
     what = f"resuming after shot {resumed.shots}" if resumed else "a new rack"
     print(f"8-ball on the {backend} backend, {what}: the robot ({players[0]}) against {opp}; "
           f"seed {seed}; recording to {run_dir}", flush=True)
+    # the service's parts, imported after the first line is out
+    from controller.service.setup import build_game
     game = build_game(settings, seed=seed, backend=backend, players=players, noise=noise, run_dir=run_dir,
                       resume=resumed, out=lambda line: print(line, flush=True), config_source=config_source,
                       meta={"argv": sys.argv[1:]})
@@ -74,10 +90,10 @@ def _play(args) -> int:
     lat = [r["latency_s"] for r in svc.game_log() if r.get("type") == "shot" and r.get("latency_s") is not None]
     tail = f"; robot's latency at rest -> SHOT sent: median {np.median(lat):.2f} s" if lat else ""
     if winner is None:
-        print(f"stopped after {svc.n} shots ({svc.machine.state.value}); continue with: "
+        print(f"stopped after {_plural(svc.n, 'shot')} ({svc.machine.state.value}); continue with: "
               f"cuerobot run --resume {run_dir}{tail}")
         return 1
-    print(f"winner: {svc.names[winner]} after {svc.n} shots{tail}")
+    print(f"winner: {svc.names[winner]} after {_plural(svc.n, 'shot')}{tail}")
     return 0
 
 
@@ -139,7 +155,6 @@ def _dashboard(service, api):
 
 
 def _bench(args) -> int:
-    from config.reader import ConfigError
     from config.settings import load_settings
     from controller.service.bench import BenchResult, add_game, baseline, format_report
     from controller.service.setup import build_game, hello_limits
@@ -148,11 +163,7 @@ def _bench(args) -> int:
     from planner.shot import error_model_for
 
     logging.basicConfig(level=logging.ERROR, stream=sys.stderr)
-    try:
-        settings = load_settings(args.config)
-    except ConfigError as e:
-        print(f"cuerobot bench controller: {e}", file=sys.stderr)
-        return 2
+    settings = load_settings(args.config)
     players = tuple(args.players) if args.players else (settings.service.players.robot,
                                                         settings.service.players.opponent)
     res = BenchResult()
@@ -183,36 +194,40 @@ def _bench(args) -> int:
                            limits=limits[0], limits_source=limits[1])
     res.baseline_s = baseline(planner, records_all)
     s = res.summary()
-    print(json.dumps(s) if args.json else format_report(s, players, res.disagreements))
+    print(json.dumps(s, allow_nan=False) if args.json else format_report(s, players, res.disagreements))
     return 0
 
 
 def register(sub) -> None:
     p = sub.add_parser("run", help="the main job: a whole 8-ball game through the controller service")
-    p.add_argument("--players", nargs=2, default=None, metavar=("ROBOT", "OPPONENT"),
+    p.add_argument("--players", nargs=2, default=None, metavar=("ROBOT", "OPPONENT"), choices=PLANNERS,
                    help="planners: greedy, prob or mc (default config/service.yaml players: mc greedy)")
-    p.add_argument("--seed", type=int, default=0,
+    p.add_argument("--seed", type=seed, default=0,
                    help="seed of the whole game (rack, noise, planners): the same seed plays the same game on any "
                         "machine (default 0)")
-    p.add_argument("--noise", choices=("high", "low", "none"), default="high",
+    p.add_argument("--noise", choices=NOISE_PRESETS, default="high",
                    help="the error model the robot's planner assumes when config/robot.yaml has no error_sigmas")
     p.add_argument("--backend", choices=("sim", "serial"), default=None,
                    help="sim: simulated robot, camera and world; serial: the hardware (default config/service.yaml)")
-    p.add_argument("--resume", metavar="RUN_DIR", help="continue the game recorded in RUN_DIR (e.g. runs/<id>)")
-    p.add_argument("--config", metavar="DIR", help="configuration directory (default config/)")
+    p.add_argument("--resume", metavar="RUN_DIR", type=run_directory,
+                   help="continue the game recorded in RUN_DIR (e.g. runs/<id>)")
+    p.add_argument("--config", metavar="DIR", type=existing_dir,
+                   help="configuration directory (default $CUEROBOT_CONFIG_DIR, else config/)")
     p.add_argument("--no-dashboard", action="store_true", help="do not start the dashboard")
     p.set_defaults(func=_run)
 
 
 def register_bench(bench_sub) -> None:
     p = bench_sub.add_parser("controller", help="whole games through the service: latency, referee agreement")
-    p.add_argument("--games", type=int, default=1, help="games to play (default 1)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the first game (game g: seed + g)")
-    p.add_argument("--players", nargs=2, default=None, metavar=("ROBOT", "OPPONENT"),
+    p.add_argument("--games", type=count, default=1, help="games to play")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the first game (game g: seed + g)")
+    p.add_argument("--players", nargs=2, default=None, metavar=("ROBOT", "OPPONENT"), choices=PLANNERS,
                    help="planners (default config/service.yaml players)")
-    p.add_argument("--noise", choices=("high", "low", "none"), default="high",
+    p.add_argument("--noise", choices=NOISE_PRESETS, default="high",
                    help="the robot planner's error model when config/robot.yaml has none")
-    p.add_argument("--config", metavar="DIR", help="configuration directory (default config/)")
-    p.add_argument("--runs-dir", help="where the games are recorded (default config/service.yaml runs_dir)")
+    p.add_argument("--config", metavar="DIR", type=existing_dir,
+                   help="configuration directory (default $CUEROBOT_CONFIG_DIR, else config/)")
+    p.add_argument("--runs-dir", type=existing_dir,
+                   help="where the games are recorded (default config/service.yaml runs_dir)")
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
     p.set_defaults(func=_bench)

@@ -8,18 +8,10 @@ import logging
 import signal
 import sys
 
+from controller.commands.args import UserError, count, existing_file, new_path, output_file, positive_float, seed
+
 
 def _sim_robot(args) -> int:
-    from config.reader import ConfigError
-
-    try:
-        return _serve_sim_robot(args)
-    except ConfigError as e:
-        print(f"cuerobot sim-robot: {e}", file=sys.stderr)
-        return 2
-
-
-def _serve_sim_robot(args) -> int:
     from config.robot import load_robot_settings
     from config.sim import load_sim_settings
     from controller.sim.quirks import QUIRKS
@@ -44,9 +36,9 @@ def _serve_sim_robot(args) -> int:
         world = RecordingWorld(args.strike_log)
     try:
         robot = SimRobot(cfg, limits, world, args.link, quirks=args.quirk)
-    except ValueError as e:   # an unknown quirk, or limits a HELLO cannot declare
-        print(f"cuerobot sim-robot: {e}", file=sys.stderr)
-        return 2
+    except ValueError as e:   # an unknown quirk (named, with the known ones), or limits a HELLO cannot declare
+        world.close()
+        raise UserError(str(e)) from e
     for name in args.quirk:
         logging.info("quirk %s: breaks [%s], %s", name, QUIRKS[name].clause, QUIRKS[name].what)
     for sig in (signal.SIGTERM, signal.SIGINT):
@@ -63,16 +55,12 @@ def _serve_sim_robot(args) -> int:
 def _conformance(args) -> int:
     import serial
 
-    from config.reader import ConfigError
+    from config.atomic import write_atomic
     from config.robot import load_robot_settings
     from controller.conformance.report import as_html, as_json, as_text, result_line, summary_line
     from controller.conformance.runner import run_suite
 
-    try:
-        driver = load_robot_settings(args.robot).driver
-    except ConfigError as e:
-        print(f"cuerobot robot conformance: {e}", file=sys.stderr)
-        return 2
+    driver = load_robot_settings(args.robot).driver
     baud = args.baudrate or driver.baudrate
     timeout = args.reply_timeout or driver.reply_timeout_s
     progress = None if args.json else (lambda r: print(result_line(r), flush=True))
@@ -80,13 +68,11 @@ def _conformance(args) -> int:
         report = run_suite(args.port, baud, timeout, confirm=_operator(args.yes), only=args.check,
                            progress=progress)
     except (serial.SerialException, OSError, ValueError) as e:
-        print(f"cuerobot robot conformance: cannot open {args.port}: {e}", file=sys.stderr)
-        return 2
+        raise UserError(f"cannot open {args.port}: {e}") from e
     if args.report:
-        with open(args.report, "w", encoding="utf-8") as f:
-            f.write(as_html(report))
+        write_atomic(args.report, as_html(report))
     if args.json:
-        print(json.dumps(as_json(report)))
+        print(json.dumps(as_json(report), allow_nan=False))
     else:
         print(summary_line(report) if progress else as_text(report))
     return 0 if report.ok else 1
@@ -108,27 +94,25 @@ def _operator(yes: bool):
 def _bench(args) -> int:
     from tqdm import tqdm
 
-    from config.reader import ConfigError
     from config.sim import load_soak_settings
     from controller.serial_bench import format_report, run_soak
 
-    try:
-        setup = load_soak_settings(args.config, args.robot)
-    except ConfigError as e:
-        print(f"cuerobot bench serial: {e}", file=sys.stderr)
-        return 2
+    setup = load_soak_settings(args.config, args.robot)
     bar = None if args.json else (lambda xs: tqdm(xs, desc="soak", unit="shot"))
     r = run_soak(args.shots, setup, seed=args.seed, progress=bar, frame_log=args.frame_log)
-    print(json.dumps(r.summary()) if args.json else format_report(r))
+    print(json.dumps(r.summary(), allow_nan=False) if args.json else format_report(r))
     return 0 if r.ok else 1
 
 
 def register(sub) -> None:
     p = sub.add_parser("sim-robot", help="run the simulated robot on a pseudo-terminal; prints its port")
-    p.add_argument("--config", help="simulator YAML (default config/sim.yaml)")
-    p.add_argument("--robot", help="robot YAML with the limits to declare (default config/robot.yaml)")
-    p.add_argument("--link", help="path of the stable symlink to the pty (default: in a new temp dir)")
-    p.add_argument("--strike-log", help="append every executed strike to this JSON-lines file")
+    p.add_argument("--config", type=existing_file, help="simulator YAML (default config/sim.yaml)")
+    p.add_argument("--robot", type=existing_file,
+                   help="robot YAML with the limits to declare (default config/robot.yaml)")
+    p.add_argument("--link", type=new_path,
+                   help="path of the stable symlink to the pty, created by the robot and removed when it stops; "
+                        "nothing may exist there yet (default: in a new temp dir)")
+    p.add_argument("--strike-log", type=output_file, help="append every executed strike to this JSON-lines file")
     p.add_argument("--quirk", action="append", default=[], metavar="NAME",
                    help="break one clause of docs/protocol.md on purpose (repeatable; controller/sim/quirks.py "
                         "lists them, an unknown name prints the known ones)")
@@ -139,21 +123,24 @@ def register(sub) -> None:
     c = robot_sub.add_parser("conformance", help="certify a robot's firmware against docs/protocol.md")
     c.add_argument("--port", required=True, help="device path or pyserial URL of the robot")
     c.add_argument("--json", action="store_true", help="print the results as one JSON object")
-    c.add_argument("--report", metavar="OUT.html", help="write an HTML report with every check's transcript")
+    c.add_argument("--report", metavar="OUT.html", type=output_file,
+                   help="write an HTML report with every check's transcript")
     c.add_argument("--yes", action="store_true", help="allow motion without asking (within the declared limits)")
     c.add_argument("--check", action="append", metavar="NAME", help="run only this check (repeatable)")
-    c.add_argument("--robot", help="robot YAML for the default baud rate and reply timeout (default config/robot.yaml)")
-    c.add_argument("--baudrate", type=int, help="override the baud rate")
-    c.add_argument("--reply-timeout", type=float, metavar="S", help="override the reply timeout [s]")
+    c.add_argument("--robot", type=existing_file,
+                   help="robot YAML for the default baud rate and reply timeout (default config/robot.yaml)")
+    c.add_argument("--baudrate", type=count, help="override the baud rate (default: the robot YAML's)")
+    c.add_argument("--reply-timeout", type=positive_float, metavar="S",
+                   help="override the reply timeout [s] (default: the robot YAML's)")
     c.set_defaults(func=_conformance)
 
 
 def register_bench(bench_sub) -> None:
     p = bench_sub.add_parser("serial", help="fault soak: shots executed exactly once under line faults")
-    p.add_argument("--shots", type=int, default=2000, help="number of planned shots (default 2000)")
-    p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
-    p.add_argument("--seed", type=int, default=0, help="seed of the planned shots")
-    p.add_argument("--config", help="simulator YAML with a soak profile (default config/sim.yaml)")
-    p.add_argument("--robot", help="robot YAML (default config/robot.yaml)")
-    p.add_argument("--frame-log", help="write the driver's frame log here")
+    p.add_argument("--shots", type=count, default=2000, help="number of planned shots")
+    p.add_argument("--json", action="store_true", help="print the figures as one JSON object (times in ms)")
+    p.add_argument("--seed", type=seed, default=0, help="seed of the planned shots")
+    p.add_argument("--config", type=existing_file, help="simulator YAML with a soak profile (default config/sim.yaml)")
+    p.add_argument("--robot", type=existing_file, help="robot YAML (default config/robot.yaml)")
+    p.add_argument("--frame-log", type=output_file, help="write the driver's frame log here")
     p.set_defaults(func=_bench)

@@ -175,10 +175,12 @@ def shot_line(rec: dict) -> str:
     call = call_text(call_from_json(rec["call"])) if not rec["game_before"]["is_break"] else "break"
     r = rec["ruling"]
     pots = ", ".join(f"{'cue' if b == 0 else b} in {p}" for b, p in r["pocketed"]) or "nothing"
-    fouls = f"  FOUL {'+'.join(r['fouls'])}" if r["fouls"] else ""
+    ruling = r["reason"].replace("_", " ")      # the rules' machine names, as words
+    ruling = "" if ruling == call else f"; {ruling}"      # a safety ruled a safety says it once
+    fouls = f"  FOUL {' + '.join(f.replace('_', ' ') for f in r['fouls'])}" if r["fouls"] else ""
     lat = f"  latency {rec['latency_s']:.2f} s" if rec["latency_s"] is not None else ""
     return (f"{rec['n']:3d} {rec['who']:>16}: {call:<10} est. {'-' if est is None else f'{est:.2f}':>4}"
-            f" -> {pots}; {r['reason']}{fouls}{lat}")
+            f" -> {pots}{ruling}{fouls}{lat}")
 
 
 def round_xy(p) -> list[float]:

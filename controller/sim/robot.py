@@ -215,5 +215,5 @@ class SimRobot:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self._master = self._slave = None
-        with contextlib.suppress(FileNotFoundError):
+        if self.link.is_symlink() and os.readlink(self.link) == self.device:   # only the link we made
             self.link.unlink()

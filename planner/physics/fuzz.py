@@ -43,16 +43,19 @@ def random_shots(sim: Simulator, rng: np.random.Generator, n: int) -> np.ndarray
 
 
 def fuzz(sim: Simulator, shots: int, seed: int = 0, progress: Callable | None = None) -> list[dict]:
-    """Simulate about ``shots`` random shots (whole batches of BATCH); the cases whose final
-    state the engine refuses: [{"what", "ids", "pos", "shot"}]. progress(n) is called with the
-    number of shots done after each batch."""
+    """Simulate exactly ``shots`` (>= 1) random shots, in batches of up to BATCH from one random
+    start state each; the cases whose final state the engine refuses: [{"what", "ids", "pos",
+    "shot"}]. progress(n) is called with the number of shots done after each batch."""
+    if shots < 1:
+        raise ValueError(f"shots must be >= 1, got {shots}")
     rng = np.random.default_rng(seed)
     bad = []
-    for _ in range(max(1, -(-shots // BATCH))):
+    for start in range(0, shots, BATCH):
+        n = min(BATCH, shots - start)
         state = random_state(sim, rng)
-        rows = random_shots(sim, rng, BATCH)
+        rows = random_shots(sim, rng, n)
         out = sim.simulate_batch(state, rows)
-        for i in range(BATCH):
+        for i in range(n):
             on = out.final_state[i] != POCKETED
             try:
                 sim.check_state(TableState(out.ids[on], out.final_pos[i][on]))
@@ -60,5 +63,5 @@ def fuzz(sim: Simulator, shots: int, seed: int = 0, progress: Callable | None = 
                 bad.append({"what": str(e), "ids": state.ids.tolist(), "pos": state.pos.tolist(),
                             "shot": rows[i].tolist()})
         if progress:
-            progress(BATCH)
+            progress(n)
     return bad

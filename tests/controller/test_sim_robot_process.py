@@ -70,6 +70,6 @@ def test_bench_serial_prints_the_documented_json():
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     summary = json.loads(out)
-    assert list(summary) == ["attempted", "executed", "duplicated", "corrupted_executed", "recovery_s_median"]
+    assert set(summary) >= {"attempted", "executed", "duplicated", "corrupted_executed", "faults", "recovery_ms"}
     assert summary["attempted"] == 40 and summary["duplicated"] == 0 and summary["corrupted_executed"] == 0
     assert 0 < summary["executed"] <= 40

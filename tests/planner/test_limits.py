@@ -241,7 +241,7 @@ def test_a_calibrated_grid_gets_its_own_cache_file(tmp_path, monkeypatch, table_
     assert pl.ctx.error == measured
     assert (tmp_path / f"difficulty_{label}.npz").exists()
     assert (tmp_path / "difficulty_high.npz").read_bytes() == before     # the preset's grid is untouched
-    assert sorted(p.name for p in tmp_path.glob("*.npz")) == sorted(["difficulty_high.npz", f"difficulty_{label}.npz"])
+    assert sorted(p.name for p in tmp_path.glob("difficulty_*.npz")) == sorted(["difficulty_high.npz", f"difficulty_{label}.npz"])
     # a new calibration under an old label is stale; refused with how to rebuild it
     with pytest.raises(StaleDifficultyError, match="stale.*on_stale='rebuild'"):
         load_difficulty(t, phys, dataclasses.replace(measured, V=0.05), grid, name=label, on_stale="refuse")

@@ -19,7 +19,7 @@ def test_render_then_detect_json(tmp_path, capsys):
     expected = json.loads(truth.read_text())["balls"]
     assert len(out["balls"]) == len(expected) and out["ms"] > 0
     for t in expected:
-        b = balls[str(t["id"])]
+        b = balls[t["label"]]
         assert abs(b["x_m"] - t["x_m"]) < 0.002 and abs(b["y_m"] - t["y_m"]) < 0.002
         assert abs(b["x_px"] - t["x_px"]) < 1.0 and set(b) >= {"r_px", "confidence"}
     ov, im = cv2.imread(str(tmp_path / "ov.png")), cv2.imread(str(img))
@@ -44,3 +44,19 @@ def test_detect_with_a_malformed_camera_file(tmp_path, capsys):
     assert main(["vision", "detect", str(img), "--camera", str(cam)]) == 2
     err = capsys.readouterr().err
     assert str(cam) in err and "camera.distortion" in err
+
+
+def test_bench_vision_times_real_frames_in_the_same_run(tmp_path, capsys):
+    frames = [tmp_path / f"{k}.png" for k in range(2)]
+    for k, f in enumerate(frames):
+        assert main(["vision", "render", str(f), "--seed", str(k)]) == 0
+    capsys.readouterr()
+    assert main(["bench", "vision", "--layouts", "1", "--reps", "1", "--json",
+                 "--images", *map(str, frames), "--radius-px", "12.8"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    real = out["real_frames"]
+    assert real["frames"] == 2 and real["radius_px"] == 12.8
+    assert real["ms_per_frame"] > 0 and real["speedup"] == real["baseline_ms_per_frame"] / real["ms_per_frame"]
+    # one without the other is refused before any work
+    assert main(["bench", "vision", "--images", str(frames[0])]) == 2
+    assert "--images and --radius-px go together" in capsys.readouterr().err

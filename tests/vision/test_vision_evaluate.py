@@ -28,6 +28,14 @@ def test_match_is_one_to_one_within_the_gate():
     assert sorted(zip(r.tolist(), c.tolist())) == [(0, 2), (1, 1)]
 
 
+def test_match_keeps_near_pairs_when_a_ball_is_missed_and_a_false_one_found():
+    # the least summed distance over all pairs would be 0->-3, 10->0.5, 100->10.5 (102 < 104): no pair in the gate
+    truth = np.array([[0.0, 0.0], [10.0, 0.0], [100.0, 0.0]])
+    found = np.array([[0.5, 0.0], [10.5, 0.0], [-3.0, 0.0]])
+    r, c = match(truth, found, gate=2.0)
+    assert sorted(zip(r.tolist(), c.tolist())) == [(0, 0), (1, 1)]
+
+
 def test_evaluation_counts_and_errors():
     ev = Evaluation()
     ev.add(FrameTruth(np.array([[0.0, 0.0], [20.0, 0.0]]), ["red", "white"]),
@@ -41,7 +49,7 @@ def test_evaluation_counts_and_errors():
 def test_the_three_formats_read_the_same_centres(rendered, tmp_path):
     img, truth_file, balls = rendered
     px = np.array([(b["x_px"], b["y_px"]) for b in balls])
-    ids = [str(b["id"]) for b in balls]
+    ids = [b["label"] for b in balls]
     csv_file = tmp_path / "t.csv"
     csv_file.write_text("image,x_px,y_px,label\n" + "".join(
         f"{img.name},{float(x)!r},{float(y)!r},{i}\n" for (x, y), i in zip(px, ids)))

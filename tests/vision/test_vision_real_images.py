@@ -7,12 +7,11 @@ import cv2
 import numpy as np
 import pytest
 
+from calibration.boards import CharucoBoard, Chessboard
 from calibration.camera import (
-    CharucoSpec,
     board_lines,
-    calibrate_images,
     calibrate_views,
-    detect_charuco,
+    detect_views,
     line_straightness,
     undistorted_pixels,
 )
@@ -26,7 +25,8 @@ needs_data = pytest.mark.skipif(not WIDE, reason=f"shared calibration photos not
 
 @pytest.fixture(scope="module")
 def wide():
-    return calibrate_images(WIDE)
+    det = detect_views(WIDE, CharucoBoard())
+    return calibrate_views(det.views, det.size)
 
 
 @needs_data
@@ -34,7 +34,7 @@ def test_wide_angle_calibration_matches_the_known_figure(wide):
     """All 10 views detected; 5-coefficient pinhole RMS about 0.89 px (shared/data/README.md)."""
     assert len(wide.views) == 10
     assert wide.rms_px == pytest.approx(0.89, abs=0.03)
-    assert np.all(wide.per_view_rms < 1.5)
+    assert np.all(wide.per_view_px < 1.5)
 
 
 @needs_data
@@ -61,17 +61,18 @@ def test_held_out_views_are_straightened(wide):
 def test_undistorted_image_shows_straight_lines(wide):
     """Undistort the photograph itself (the camera's reused remap tables) and detect the board again."""
     image = cv2.imread(str(WIDE[0]))
-    view = detect_charuco(wide.camera.undistort_image(image), CharucoSpec())
+    view = CharucoBoard().detect(wide.camera.undistort_image(image))
     assert view is not None and len(view.pixels) >= 20
     assert line_straightness(board_lines(view)) < 0.6
-    assert line_straightness(board_lines(detect_charuco(image, CharucoSpec()))) > 4.0
+    assert line_straightness(board_lines(CharucoBoard().detect(image))) > 4.0
 
 
 @needs_data
 def test_c270_photos_calibrate():
     """The 'charuco_c270' photos show a plain 9 x 6 chessboard (8 x 5 inner corners), not a ChArUco
     board; the C270's mild distortion leaves lines straight to detection noise either way."""
-    cal = calibrate_images(C270, chessboard=(8, 5))
+    det = detect_views(C270, Chessboard((8, 5), 0.025))
+    cal = calibrate_views(det.views, det.size)
     assert len(cal.views) == 10 and cal.rms_px < 0.8
     before = line_straightness([ln for v in cal.views for ln in board_lines(v)])
     after = line_straightness([ln for v in cal.views
