@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
+from config.atomic import write_atomic
+
 
 class FrameLog:
     """Append-only JSON-lines log of every frame, one line per frame, flushed as written, so a
@@ -235,12 +237,10 @@ class RunWriter:
 
 
 def write_meta(root: str | Path, meta: dict) -> None:
-    """Write ``root/run.json`` (``meta`` plus ``"format": FORMAT_VERSION``) atomically: written to
-    a temporary name, then renamed."""
-    tmp = Path(root) / (RUN_META + ".tmp")
-    tmp.write_text(json.dumps({**meta, "format": FORMAT_VERSION}, indent=1, sort_keys=True, allow_nan=False) + "\n",
-                   encoding="utf-8")
-    os.replace(tmp, Path(root) / RUN_META)
+    """Write ``root/run.json`` (``meta`` plus ``"format": FORMAT_VERSION``) atomically
+    (``config.atomic``)."""
+    write_atomic(Path(root) / RUN_META,
+                 json.dumps({**meta, "format": FORMAT_VERSION}, indent=1, sort_keys=True, allow_nan=False) + "\n")
 
 
 def truth_line(i: int, t: float, balls, source: str, px=None) -> dict:
