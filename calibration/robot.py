@@ -1,11 +1,12 @@
 """The robot's error model, measured from its own shots as the camera sees them.
 
-    cal = calibrate_robot(design(n, table, R), rig, actuator, camera, vision, simulator, previous)
+    cal = calibrate_robot(design(n, table, R), placer, strike, camera, vision, simulator, previous, biases)
     cal.sigmas(), cal.biases(), cal.unidentifiable(), cal.to_json()
 
-For each designed shot (calibration/robot_design.py): the balls are placed (``rig.place``: the
-simulated world on sim, the operator on hardware) and vision confirms them (``observe_rest``:
-every ball seen within PLACE_TOL_M of its spot; their mean positions are the shot's start); the
+For each designed shot (calibration/robot_design.py): the balls are placed (``placer.place``: the
+simulated world on sim, the operator on hardware, calibration/robot_operator.py) and vision
+confirms them (``confirm_placement``: every ball seen within PLACE_TOL_M of its spot in
+REST_FRAMES frames in a row; their mean positions are the shot's start); the
 robot strikes through the real driver (``Actuator.shot``; the command as sent, at the wire's
 resolution and less the biases the driver already corrects, is what the fit is compared with);
 the camera's frames through the shot are tracked (``observe_motion``) until the balls rest; the
@@ -22,6 +23,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from typing import Protocol
 
 import numpy as np
 
@@ -37,7 +39,7 @@ from planner.state import TableState
 
 PLACE_TOL_M = 0.01      # a placed ball must be seen this close to its spot [m]
 REST_FRAMES = 8         # frames of the table at rest before a shot (its start positions)
-PLACE_TRIES = 60        # groups of REST_FRAMES frames waited for placed balls (16 s at 30 fps)
+PLACE_TIMEOUT_S = 16.0  # camera time waited for the world to place the balls on sim [s]
 STILL_FRAMES = 10       # a shot is over when every ball stayed within STILL_M for this many frames
 STILL_M = 0.0005        # [m]
 MOVED_M = 0.005         # the cue ball has left its spot by this much [m]
@@ -48,6 +50,19 @@ REPLAY_EVERY = 2        # the observation's error is measured on every this-many
 
 class CalibrationError(RuntimeError):
     """A calibration shot could not be set up or observed; the message says which and why."""
+
+
+class Placer(Protocol):
+    """Who puts the balls of a calibration shot on the table: the simulated world, or the operator."""
+    timeout_s: float    # camera time [s] to wait for vision to confirm a placement
+
+    def place(self, balls: dict[int, tuple[float, float]]) -> None:
+        """Put exactly ``balls`` (id -> (x, y) [m]) on the table (or ask for it)."""
+        ...
+
+    def waiting(self, problem: str) -> None:
+        """Vision does not confirm the placement yet; ``problem`` says which ball and why."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -89,16 +104,24 @@ def observe_rest(camera, vision, spots: dict[int, tuple[float, float]]) -> tuple
     return TableState.from_dict(mean), snaps
 
 
-def confirm_placement(camera, vision, spots: dict[int, tuple[float, float]]) -> tuple[TableState, list[Snapshot]]:
-    """``observe_rest`` until it confirms the balls, at most PLACE_TRIES times (the table may still
-    be settling from the last shot, or the balls be on their way to their spots). Raises the
-    last CalibrationError."""
-    for _ in range(PLACE_TRIES - 1):
+def confirm_placement(camera, vision, spots: dict[int, tuple[float, float]], timeout_s: float = PLACE_TIMEOUT_S,
+                      waiting: Callable[[str], None] | None = None) -> tuple[TableState, list[Snapshot]]:
+    """``observe_rest`` until it confirms the balls (the table may still be settling from the
+    last shot, or the balls be on their way to their spots), for at most ``timeout_s`` seconds of
+    camera time; ``waiting(problem)`` hears each attempt that failed. Raises the last
+    CalibrationError."""
+    t_first = None
+    while True:
         try:
             return observe_rest(camera, vision, spots)
-        except CalibrationError:
-            pass
-    return observe_rest(camera, vision, spots)
+        except CalibrationError as e:
+            last = e
+        if waiting is not None:
+            waiting(str(last))
+        f = camera.read()
+        t_first = f.t if t_first is None else t_first
+        if f.t - t_first >= timeout_s:
+            raise last
 
 
 def observe_motion(camera, vision, start: TableState, max_s: float = MAX_SHOT_S) -> list[Snapshot]:
@@ -232,12 +255,12 @@ def measurement_floor(records) -> np.ndarray:
     return out
 
 
-def calibrate_robot(shots: list[DesignedShot], place: Callable[[dict], None], strike: Callable[[ShotParams, tuple],
-                    ShotParams], camera, vision, simulator: Simulator, previous: ErrorModel,
+def calibrate_robot(shots: list[DesignedShot], placer: Placer, strike: Callable[[ShotParams, tuple], ShotParams],
+                    camera, vision, simulator: Simulator, previous: ErrorModel,
                     previous_biases: ShotParams, replay: Replay | None = None,
                     progress: Callable[[ShotRecord], None] | None = None) -> RobotCalibration:
-    """Play and measure ``shots``. place(balls): put exactly these balls (id -> (x, y) [m]) on the
-    table; strike(shot, cue_xy): have the robot strike, returning the command as sent (raising
+    """Play and measure ``shots``. placer: puts each shot's balls on the table (``Placer``);
+    strike(shot, cue_xy): have the robot strike, returning the command as sent (raising
     on failure); camera: ``read()`` -> CameraFrame; vision: ``observe(image)`` (TableVision);
     simulator: the physics engine of the table; replay: measures the observation's error on every
     REPLAY_EVERY-th shot and every shot whose fit measured theta (calibration/robot_replay.py;
@@ -245,9 +268,9 @@ def calibrate_robot(shots: list[DesignedShot], place: Callable[[dict], None], st
     with its problem (CalibrationError, ValueError). progress(record) is called after each shot."""
     records = []
     for ds in shots:
-        place(ds.balls)
+        placer.place(ds.balls)
         try:
-            start, rest = confirm_placement(camera, vision, ds.balls)
+            start, rest = confirm_placement(camera, vision, ds.balls, placer.timeout_s, placer.waiting)
         except CalibrationError as e:
             records.append(ShotRecord(ds, None, None, f"not played: {e}"))
             continue

@@ -3,7 +3,7 @@ of their own.
 
     rig = SimRig.start(config_dir, sim_config, seed)   # the child process is up, the robot serving
     actuator = Actuator(replace(driver, port=rig.port)) # the real driver, on the robot's pty
-    rig.place({0: (0.56, 0.67)})                         # the world places the balls
+    rig.place({0: (0.56, 0.67)})                         # the world places the balls (a calibration.robot.Placer)
     frame = rig.read()                                   # the next camera frame (CameraFrame)
     rig.close()
 
@@ -21,6 +21,7 @@ import multiprocessing
 from dataclasses import replace
 from pathlib import Path
 
+from calibration.robot import PLACE_TIMEOUT_S
 from controller.camera import CameraError, CameraFrame
 
 READY_TIMEOUT_S = 120.0     # the child's start (imports, the engine's first shot) may take this long
@@ -95,7 +96,9 @@ def serve(conn, config_dir: str, sim_config: str, seed: int) -> None:
 
 class SimRig:
     """The parent's handle on the child process (module doc). ``port``: the robot's pty link.
-    ``read`` makes it a ``controller.camera.Camera``; frames carry their own times."""
+    ``read`` makes it a ``controller.camera.Camera``; frames carry their own times. ``place``,
+    ``waiting`` and ``timeout_s`` make it the calibration's ``Placer``."""
+    timeout_s = PLACE_TIMEOUT_S
 
     def __init__(self, process, conn, port: str):
         self._process, self._conn, self.port = process, conn, port
@@ -128,12 +131,16 @@ class SimRig:
             raise RigError("the simulated rig stopped (its process ended)") from None
 
     def place(self, balls: dict[int, tuple[float, float]]) -> None:
-        """Put exactly ``balls`` (id -> (x, y) [m]) on the table. Raises RigError if they cannot
-        rest there."""
+        """Put exactly ``balls`` (id -> (x, y) [m]) on the table; frames read ahead, which show the
+        table before, are dropped. Raises RigError if they cannot rest there."""
         self._conn.send(("place", {int(k): (float(v[0]), float(v[1])) for k, v in balls.items()}))
         kind, arg = self._reply(REPLY_TIMEOUT_S)
         if kind != "ok":
             raise RigError(arg)
+        self._buffer.clear()
+
+    def waiting(self, problem: str) -> None:
+        """The world's placements need no word (the table may still settle from the last shot)."""
 
     def read(self) -> CameraFrame:
         """The camera's next frame (controller.camera.Camera). Raises CameraError if the rig is gone."""
@@ -145,10 +152,6 @@ class SimRig:
                 raise CameraError(f"the simulated camera failed: {e}") from e
             self._buffer = [CameraFrame(img, t, i) for img, t, i in frames]
         return self._buffer.pop(0)
-
-    def discard_buffered(self) -> None:
-        """Forget frames read ahead (they show the table before a request that changed it)."""
-        self._buffer.clear()
 
     def close(self) -> None:
         """Stop the child. Safe to call twice."""

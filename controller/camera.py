@@ -7,6 +7,7 @@ which renders the simulated world in simulation time, and ``VideoCamera`` (an Op
 """
 from __future__ import annotations
 
+import collections
 import threading
 import time
 from dataclasses import dataclass
@@ -100,6 +101,7 @@ class VideoCamera:
         reported = float(self._cap.get(cv2.CAP_PROP_FPS) or 0.0)
         self.fps = float(fps) if fps is not None and not self._is_file else (reported if reported > 0 else 30.0)
         self.clock: Clock = _FileClock() if self._is_file else MonotonicClock()
+        self.live = not self._is_file   # a device or stream: frames come whether read or not
         self._lock = threading.Lock()
         self._index = 0
         self._closed = False
@@ -136,3 +138,69 @@ class VideoCamera:
             if not self._closed:
                 self._closed = True
                 self._cap.release()
+
+
+BUFFER_FRAMES = 900     # frames a BufferedCamera holds for a busy reader (30 s at 30 fps)
+
+
+class BufferedCamera:
+    """A live camera read on a thread of its own, so that no frame is lost or stamped late while
+    the reader is busy (a strike, a fit): ``read`` returns the frames in the order they came, with
+    the times the wrapped camera gave them on arrival; ``discard`` drops the frames waiting. At
+    most ``max_frames`` wait; beyond, the oldest are dropped (counted in ``dropped``). A
+    CameraError on the thread is raised by ``read`` once the frames before it are read. ``fps``
+    and ``clock`` are the wrapped camera's."""
+
+    def __init__(self, camera, max_frames: int = BUFFER_FRAMES):
+        self._camera = camera
+        self.fps = camera.fps
+        self.clock = getattr(camera, "clock", None)
+        self._frames: collections.deque[CameraFrame] = collections.deque()
+        self._max = int(max_frames)
+        self.dropped = 0
+        self._error: CameraError | None = None
+        self._cond = threading.Condition()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._grab, name="camera-grabber", daemon=True)
+        self._thread.start()
+
+    def _grab(self) -> None:
+        while not self._stop.is_set():
+            try:
+                frame = self._camera.read()
+            except CameraError as e:
+                with self._cond:
+                    self._error = e
+                    self._cond.notify_all()
+                return
+            with self._cond:
+                if len(self._frames) >= self._max:
+                    self._frames.popleft()
+                    self.dropped += 1
+                self._frames.append(frame)
+                self._cond.notify_all()
+
+    def read(self) -> CameraFrame:
+        """The oldest frame not yet read, waiting for one if none is there. Raises CameraError if
+        the camera failed (after the frames it gave before) or once closed."""
+        with self._cond:
+            while not self._frames and self._error is None and not self._stop.is_set():
+                self._cond.wait()
+            if self._frames:
+                return self._frames.popleft()
+            if self._error is not None:
+                raise self._error
+            raise CameraError("camera is closed")
+
+    def discard(self) -> None:
+        """Drop the frames waiting (they show the table before something changed it)."""
+        with self._cond:
+            self._frames.clear()
+
+    def close(self) -> None:
+        """Stop the thread and close the wrapped camera. Safe to call twice."""
+        self._stop.set()
+        self._camera.close()
+        with self._cond:
+            self._cond.notify_all()
+        self._thread.join(timeout=5.0)

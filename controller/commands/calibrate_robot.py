@@ -5,8 +5,9 @@ registry contract.
 On ``--backend sim`` the simulated robot, table and camera run in a child process
 (calibration/robot_rig.py) that alone reads the sim config (``--sim-config``, default
 config/sim.yaml) and its true sigmas and biases; this process drives the robot through the real
-driver on its pty and sees only camera frames. ``--backend serial`` (the operator placing balls
-for the hardware robot) is not implemented yet and is refused.
+driver on its pty and sees only camera frames. On ``--backend serial`` the hardware robot and camera
+are used the same way and an operator places the balls (calibration/robot_operator.py): the
+prompts go to stderr (between the progress bar's updates) and to the dashboard.
 """
 from __future__ import annotations
 
@@ -17,34 +18,43 @@ import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from controller.commands.args import count, existing_file, output_file, seed
+from controller.commands.args import count, existing_file, output_file, positive_float, seed
 
 PROG = "cuerobot calibrate robot"
 FIT_BUDGET_S = 1.0          # issue 22: the fit of one shot
 RUN_BUDGET_S = 600.0        # issue 22: a 100-shot calibration on sim
+PLACE_TIMEOUT_S = 120.0     # serial: the operator's time to place one shot's balls [s]
 
 
 @dataclass
-class SimRun:
-    """A calibration on the sim backend and its wall time [s]."""
+class CalibrationRun:
+    """A calibration and its wall time [s]."""
     calibration: object
     wall_s: float
 
 
-def run_sim_calibration(shots: int, seed_: int, sim_config: Path, config_dir: Path, progress=None) -> SimRun:
-    """Calibrate the simulated robot with the first ``shots`` designed shots. The robot's true
-    error comes from ``sim_config``, read only by the rig's process. Raises ConfigError,
-    RigError, ActuatorError."""
+@dataclass
+class _Rig:
+    """What both backends calibrate with: the config directory's settings, the planner-side
+    models (vision, engine, the replay's renderer) and the designed shots."""
+    robot: object
+    camera: object
+    R: float
+    vision: object
+    simulator: object
+    previous: object
+    replay: object
+    shots: list
+
+
+def _rig(config_dir: Path, shots: int, seed_: int) -> _Rig:
     import numpy as np
 
-    from calibration.robot import calibrate_robot
     from calibration.robot_design import design
     from calibration.robot_replay import Replay
-    from calibration.robot_rig import SimRig
     from config.camera import load_camera_settings
     from config.robot import load_robot_settings
     from config.table import load_table_settings
-    from controller.driver.actuator import Actuator
     from planner.physics.engine import Simulator
     from planner.shot import PRESETS
     from vision.pipeline import TableVision
@@ -53,54 +63,107 @@ def run_sim_calibration(shots: int, seed_: int, sim_config: Path, config_dir: Pa
     tc = load_table_settings(config_dir / "table.yaml")
     robot = load_robot_settings(config_dir / "robot.yaml")
     cam = load_camera_settings(tc.table, config_dir / "camera.yaml")
-    previous = robot.error_sigmas if robot.error_sigmas is not None else PRESETS["high"]
-    vision = TableVision(cam.camera, tc.table, tc.physics.R, cam.landmarks)
+    R = tc.physics.R
+    vision = TableVision(cam.camera, tc.table, R, cam.landmarks)
     simulator = Simulator(tc.table, tc.physics)
+    replay = Replay(SyntheticCamera(cam.camera, tc.table, R, cam.landmarks).fast_renderer(seed=seed_),
+                    vision, simulator, np.random.default_rng(seed_))
+    previous = robot.error_sigmas if robot.error_sigmas is not None else PRESETS["high"]
+    return _Rig(robot, cam, R, vision, simulator, previous, replay, design(shots, tc.table, R))
+
+
+def run_sim_calibration(shots: int, seed_: int, sim_config: Path, config_dir: Path, progress=None) -> CalibrationRun:
+    """Calibrate the simulated robot with the first ``shots`` designed shots. The robot's true
+    error comes from ``sim_config``, read only by the rig's process. Raises ConfigError,
+    RigError, ActuatorError."""
+    from calibration.robot import calibrate_robot
+    from calibration.robot_rig import SimRig
+    from controller.driver.actuator import Actuator
+
+    p = _rig(config_dir, shots, seed_)
     t_start = time.perf_counter()
     rig = SimRig.start(config_dir, sim_config, seed_)
     try:
-        act = Actuator(replace(robot.driver, port=rig.port, frame_log=None))
-        act.connect()
-        try:
-            def place(balls):
-                rig.place(balls)
-                rig.discard_buffered()
-
-            def strike(shot, cue_xy):
-                return act.shot(shot, cue_xy).command.params
-
-            replay = Replay(SyntheticCamera(cam.camera, tc.table, tc.physics.R, cam.landmarks).fast_renderer(seed=seed_),
-                            vision, simulator, np.random.default_rng(seed_))
-            cal = calibrate_robot(design(shots, tc.table, tc.physics.R), place, strike, rig, vision, simulator,
-                                  previous, robot.biases, replay, progress)
-        finally:
-            act.close()
+        with Actuator(replace(p.robot.driver, port=rig.port, frame_log=None)) as act:
+            cal = calibrate_robot(p.shots, rig, lambda shot, xy: act.shot(shot, xy).command.params, rig, p.vision,
+                                  p.simulator, p.previous, p.robot.biases, p.replay, progress)
     finally:
         rig.close()
-    return SimRun(cal, time.perf_counter() - t_start)
+    return CalibrationRun(cal, time.perf_counter() - t_start)
+
+
+def run_serial_calibration(shots: int, seed_: int, config_dir: Path, place_timeout_s: float, say,
+                           dashboard: bool, progress=None) -> CalibrationRun:
+    """Calibrate the hardware robot (robot.yaml's ``driver.port``) as the hardware camera
+    (camera.yaml's ``source``) sees it; the operator places the balls of each shot where
+    ``say(line)`` (and the dashboard, unless ``dashboard`` is False; its address goes to stderr)
+    says, within ``place_timeout_s`` [s] of camera time.
+    Raises ConfigError, CameraError, ActuatorError, CalibrationStopped (e-stop), ApiServerError."""
+    from calibration.robot import calibrate_robot
+    from calibration.robot_operator import CalibrationDesk, OperatorPlacer, ShownCamera
+    from config.reader import ConfigError
+    from config.service import load_service_settings
+    from controller.camera import BufferedCamera, VideoCamera
+    from controller.driver.actuator import Actuator
+
+    p = _rig(config_dir, shots, seed_)
+    if p.camera.source is None:
+        raise ConfigError(f"{p.camera.path}: no camera source (an OpenCV device index, file or URL) for the hardware camera")
+    api = load_service_settings(config_dir / "service.yaml").api if dashboard else None
+    t_start = time.perf_counter()
+    with Actuator(p.robot.driver) as act:
+        video = VideoCamera(p.camera.source)
+        camera = BufferedCamera(video) if video.live else video
+        server = None
+        try:
+            desk = CalibrationDesk(p.camera.camera, p.R, act.estop)
+            if api is not None:
+                from controller.api import start_dashboard
+                server = start_dashboard(desk, api, out=sys.stderr)
+            placer = OperatorPlacer(camera.discard if video.live else _nothing, say, desk, place_timeout_s, shots)
+            cal = calibrate_robot(p.shots, placer, desk.guard(lambda shot, xy: act.shot(shot, xy).command.params),
+                                  ShownCamera(camera, desk), p.vision, p.simulator, p.previous, p.robot.biases,
+                                  p.replay, progress)
+        finally:
+            if server is not None:
+                server.stop()
+            camera.close()
+    return CalibrationRun(cal, time.perf_counter() - t_start)
+
+
+def _nothing() -> None:
+    """A video file holds no frames from before: nothing to drop."""
 
 
 def _calibrate(args) -> int:
     from calibration.robot_config import write_calibration
+    from calibration.robot_operator import CalibrationStopped
     from calibration.robot_report import write_report
     from calibration.robot_rig import RigError
     from config.reader import ConfigError, config_dir
+    from controller.api import ApiServerError
+    from controller.camera import CameraError
     from controller.driver.errors import ActuatorError
 
-    if args.backend == "serial":
-        print(f"{PROG}: --backend serial is not implemented yet (the operator-guided protocol for the hardware "
-              f"robot); calibrate on --backend sim", file=sys.stderr)
-        return 2
     cdir = config_dir()
     out = args.out or cdir / "robot.yaml"
-    sim_config = args.sim_config or cdir / "sim.yaml"
     bar = _progress_bar(args.shots)
     try:
         with bar:
-            run = run_sim_calibration(args.shots, args.seed, Path(sim_config), cdir, progress=lambda r: bar.update(1))
-    except (ConfigError, RigError, ActuatorError) as e:
+            if args.backend == "serial":
+                run = run_serial_calibration(args.shots, args.seed, cdir, args.place_timeout,
+                                             lambda line: bar.write(line, file=sys.stderr),
+                                             not args.no_dashboard, progress=lambda r: bar.update(1))
+            else:
+                sim_config = args.sim_config or cdir / "sim.yaml"
+                run = run_sim_calibration(args.shots, args.seed, Path(sim_config), cdir,
+                                          progress=lambda r: bar.update(1))
+    except (ConfigError, RigError, ActuatorError, CameraError, ApiServerError) as e:
         print(f"{PROG}: {e}", file=sys.stderr)
         return 2
+    except CalibrationStopped as e:
+        print(f"{PROG}: stopped ({e}); {out} is unchanged", file=sys.stderr)
+        return 1
     cal = run.calibration
     if cal.measured == 0:
         print(f"{PROG}: no shot could be measured; {out} is unchanged", file=sys.stderr)
@@ -126,7 +189,7 @@ def _progress_bar(total: int):
     return tqdm(total=total, desc="calibration shots", unit="shot", file=sys.stderr, leave=False)
 
 
-def _print_summary(cal, out, run: SimRun) -> None:
+def _print_summary(cal, out, run: CalibrationRun) -> None:
     from calibration.robot_report import SHOWN_UNITS
     from planner.shot import SHOT_FIELDS
 
@@ -174,14 +237,20 @@ def register_calibrate(targets) -> None:
     p = targets.add_parser("robot", help="measure the robot's error sigmas and biases from its own shots",
                            description="Measure the robot's error sigmas and biases from its own shots, as the camera sees them.")
     p.add_argument("--backend", choices=("sim", "serial"), default="sim",
-                   help="sim: the simulated robot, table and camera (default); serial: the hardware (not yet)")
+                   help="sim: the simulated robot, table and camera; serial: the hardware robot on robot.yaml's "
+                        "driver.port and the camera of camera.yaml's source, an operator placing the balls")
     p.add_argument("--sim-config", type=existing_file, default=None,
                    help="the simulated robot's config with its true sigmas and biases (default config/sim.yaml)")
     p.add_argument("--shots", type=count, required=True, help="calibration shots to play (100 for a full run)")
     p.add_argument("--out", type=output_file, default=None, help="robot.yaml to update (default config/robot.yaml)")
     p.add_argument("--report", type=output_file, default=None, help="write the report figure (PNG) here")
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    p.add_argument("--seed", type=seed, default=0, help="seed of the simulated robot's noise and camera")
+    p.add_argument("--seed", type=seed, default=0,
+                   help="seed of the simulated robot's noise and of the camera model that measures the observation's error")
+    p.add_argument("--place-timeout", type=positive_float, default=PLACE_TIMEOUT_S,
+                   help="serial: seconds the operator has to place each shot's balls before the shot is skipped")
+    p.add_argument("--no-dashboard", action="store_true",
+                   help="serial: do not serve the dashboard (the prompts are on stderr either way)")
     p.set_defaults(func=_calibrate)
 
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -36,15 +35,6 @@ with open(sys.argv[1], "w") as f:
     json.dump({"opened": opened, "modules": sorted(sys.modules)}, f)
 sys.exit(code)
 """
-
-
-@pytest.fixture
-def config_dir(tmp_path) -> Path:
-    d = tmp_path / "config"
-    d.mkdir()
-    for f in (REPO / "config").glob("*.yaml"):
-        shutil.copy(f, d / f.name)
-    return d
 
 
 def truth_file(tmp_path: Path, config_dir: Path) -> Path:
@@ -110,9 +100,3 @@ def test_a_bad_sim_config_is_named_and_nothing_is_written(tmp_path, config_dir):
     assert p.returncode == 2
     assert "robot_truth.yaml: true_sigmas.phi must be a standard deviation >= 0" in p.stderr
     assert (config_dir / "robot.yaml").read_bytes() == before
-
-
-def test_the_serial_backend_is_refused_with_a_reason(tmp_path, config_dir):
-    p = run(config_dir, tmp_path / "audit.json", "--backend", "serial", "--shots", "5")
-    assert p.returncode == 2
-    assert "--backend serial is not implemented yet" in p.stderr
