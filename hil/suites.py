@@ -39,8 +39,8 @@ def load_suite(path: str | Path, work_dir: str | Path | None = None, regenerate:
     naming the file and key for a malformed suite."""
     p = Path(path)
     try:
-        data = yaml.safe_load(p.read_text()) or {}
-    except (OSError, yaml.YAMLError) as e:
+        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
         raise ThresholdError(f"{p}: cannot read the suite ({e})") from None
     if not isinstance(data, dict) or set(data) - {"name", "recordings", "sim", "thresholds"}:
         raise ThresholdError(f"{p}: a suite is a mapping of name, recordings, sim, thresholds")

@@ -109,8 +109,8 @@ def load_thresholds(path: str | Path) -> tuple[dict[str, float], dict[str, float
     """Read a thresholds YAML file (see the module docstring): (thresholds, planner tolerance).
     Raises ThresholdError."""
     try:
-        data = yaml.safe_load(Path(path).read_text())
-    except (OSError, yaml.YAMLError) as e:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
         raise ThresholdError(f"{path}: cannot read the thresholds ({e})") from None
     return parse_thresholds(data, str(path)), parse_tolerance(data, str(path))
 
