@@ -19,12 +19,15 @@ Stages, each a function over arrays:
 4. Outline points along the normals of each ball's predicted outline (``silhouette_circles``):
    where the profile leaves the cloth, then to sub-pixel where a pixel is half ball, half
    background in linear light (``outline_points``; kernels in ``vision.edges``). Lines running
-   into another ball are dropped.
+   into another ball are dropped. Where a projector or sheen changes the cloth's colour, "the
+   cloth" is the ball's own (``local_cloth``).
 5. ``fit_spheres`` (``vision.fits``): the sphere centre (x, y, R) and an effective radius rho for which every outline
    ray is tangent to the sphere (distance from the centre to each ray = rho), robust Gauss-Newton.
    This is exact under perspective: the centre of the ellipse a ball projects to is not the image
    of its centre, and a cloth-plane mapping misplaces it by the parallax d R / (H - R). rho takes
-   up an offset of the edge finder that is the same all round.
+   up an offset of the edge finder that is the same all round; in the last of three passes it is
+   held near the frame's own (a partial outline cannot tell it from the centre). A fit's residual
+   limit is the larger of a fixed one and twice the frame's median residual (JPEG).
 6. A ball hidden inside a rack shows too little outline; where it touches at least CONTACT_MIN
    located balls, it is placed by those contacts (``place_by_contacts``). Balls cannot overlap
    (``separate_overlaps``).
@@ -39,7 +42,7 @@ import numpy as np
 from planner.jit import njit
 from planner.table import Table
 from vision import edges as _edges
-from vision.balls import srgb_to_linear
+from vision.balls import linear_to_srgb, srgb_to_linear
 from vision.camera import (
     CameraModel,
     pixel_rays,
@@ -49,7 +52,7 @@ from vision.camera import (
     table_to_pixels,
 )
 from vision.candidates import candidates, distinct, fill_fraction
-from vision.cloth import CHROMA_TAN, ClothModel, fit_cloth, foreground, off_cloth
+from vision.cloth import CHROMA_TAN, ClothModel, _off_cloth, fit_cloth, foreground
 from vision.fits import fit_spheres
 from vision.scene import CLOTH, CUSHION, NOSE_FACE, POCKET, RailGeometry, TableScene
 
@@ -57,20 +60,29 @@ LINEAR_LUT = srgb_to_linear(np.arange(256)).astype(np.float32)   # 8-bit sRGB ->
 
 # outline points (full resolution, linear light)
 N_RAYS = 48                            # search lines per ball
-SEARCH_WIDTHS = (3.0, 1.5)             # px either side of the predicted outline, per pass
+SEARCH_WIDTHS = (3.0, 1.5, 1.5)        # px either side of the predicted outline, per pass (the third: a JPEG-blurred
+                                       # outline is found further out, and the second fit starts nearer)
 EDGE_STEP = 0.5                        # px between samples along a search line
 EDGE_CHROMA_DEG = 8.0                  # colour further than this from the cloth's: ball
 DARK_LINEAR = 0.2                      # darker than this share of the lit cloth: ball (the 8)
 EDGE_MIN_SHARE = 0.1                   # weakest step accepted, as a share of the lit cloth
 REFINE_REACH = 1.0                     # px a refined outline point may move
 # acceptance
-LOCAL_RING = 2.0                       # a ball's local cloth colour is read this many outline radii out ...
+LOCAL_RINGS = (2.0, 3.0, 4.0)          # a ball's local cloth colour is read on rings this many outline radii out ...
+LOCAL_WHITE = 0.85                     # ... as the cloth's colour with white light added up to this share of the way to white ...
 LOCAL_MIN = 4                          # ... from at least this many of 16 cloth-coloured samples
+OUTLINE_RINGS = (2.0, 3.0)             # ... of these rings for its outline search (the widest reaches a less lit part)
+LOCAL_OWN_DEG = 3.0                    # a ball whose local cloth is this far from the frame's uses its own
 RMS_MAX_PX = 0.6                       # a ball's outline fits its sphere (circle) to this RMS [px] near a pocket ...
 RMS_MAX_SHARE = 0.055                  # ... and to this share of its outline radius elsewhere (JPEG blocks
                                        # roughen an outline: 0.7 px at 12.8 px; 0.07 let a mis-fitted ball
                                        # through on the wide-angle lens test)
 RHO_TOLERANCE = 0.15                   # a ball's fitted radius is within this share of R
+FRAME_RMS_FACTOR = 2.5                 # ... or to this many times the frame's median fit RMS (its own outline
+FRAME_MIN_FITS = 6                     # noise: JPEG q60 ~0.5 px, clean ~0.08 px) where this many balls were fitted
+WHOLE_SHARE = 0.75                     # a ball showing this share of its outline rays measures rho; with at least
+RHO_FRAME_MIN = 3                      # ... this many such balls their median rho (else R) is the prior of the
+RHO_PRIOR_RAYS = 8.0                   # ... last fit, held with this many rays' weight
 MIN_EDGES = 8                          # a ball needs at least this many consistent outline points
 MIN_EDGES_PIXELS = 20                  # ... in pixel-only mode, with no table model to vet candidates
 CONTACT_MIN = 4                        # placed by contacts: at least this many touching balls
@@ -86,8 +98,10 @@ class Detections:
     not the outline's centre); r_px: (M,) mean outline radius [px]; xy: (M, 2) table position of
     the centre [m] (NaN in pixel-only mode); rms_px: (M,) edge-fit residual RMS [px];
     n_edges: (M,) edge points used (0 for a ball placed by its touching neighbours, see
-    ``place_by_contacts``); fill: (M,) foreground share at the candidate; cloth_v: (M,) the lit
-    cloth's 8-bit HSV value beside each ball (for identification).
+    ``place_by_contacts``); fill: (M,) foreground share at the candidate; cloth_v: (M,) the
+    cloth's 8-bit HSV value beside each ball without any added light (for identification); added:
+    None (pixel-only mode) or (M,) the white light a projector or sheen adds to the cloth beside
+    each ball in linear units (``local_cloth``).
     """
     px: np.ndarray
     r_px: np.ndarray
@@ -96,13 +110,15 @@ class Detections:
     n_edges: np.ndarray
     fill: np.ndarray
     cloth_v: np.ndarray
+    added: np.ndarray | None = None
 
     def __len__(self) -> int:
         return self.px.shape[0]
 
     def take(self, keep) -> "Detections":
         return Detections(*(getattr(self, f)[keep] for f in
-                            ("px", "r_px", "xy", "rms_px", "n_edges", "fill", "cloth_v")))
+                            ("px", "r_px", "xy", "rms_px", "n_edges", "fill", "cloth_v")),
+                          added=None if self.added is None else self.added[keep])
 
 
 # ---- 4. outline points ----------------------------------------------------------------------
@@ -131,22 +147,65 @@ def outline_points(image: np.ndarray, outline: np.ndarray, half_width: float, cl
                                  REFINE_REACH, 2)
 
 
-def local_cloth(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray, cloth: ClothModel) -> np.ndarray:
-    """(M, 3) the cloth's linear BGR colour about each ball (centres (M, 2), outline radii (M,) [px]
-    in a BGR uint8 image): the median of the 16 samples on a circle LOCAL_RING radii out that are
-    cloth-coloured (``off_cloth``: under a projector's light the cloth's colour changes across the
-    table), ``cloth.linear_colour`` where fewer than LOCAL_MIN are."""
-    t = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
-    p = centres_px[:, None, :] + LOCAL_RING * radii_px[:, None, None] * np.stack([np.cos(t), np.sin(t)], axis=1)
-    h, w = image.shape[:2]
-    f = image[np.clip(np.rint(p[..., 1]).astype(np.intp), 0, h - 1), np.clip(np.rint(p[..., 0]).astype(np.intp), 0, w - 1)]
-    a, off = off_cloth(f.reshape(-1, 3).astype(np.float64), cloth.chroma, cloth.light, cloth.lit[0], cloth.lit[1])
-    ok = (off <= CHROMA_TAN * a).reshape(f.shape[:2])
-    lin = LINEAR_LUT[f]
-    out = np.tile(cloth.linear_colour, (f.shape[0], 1))
-    for m in np.flatnonzero(ok.sum(axis=1) >= LOCAL_MIN):
-        out[m] = np.median(lin[m, ok[m]], axis=0)
-    return out
+def local_cloth(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray,
+                cloth: ClothModel, rings: tuple = LOCAL_RINGS) -> tuple[np.ndarray, np.ndarray]:
+    """((M, 3) the cloth's linear BGR colour about each ball, (M,) the white light added to it in
+    linear units) for balls at centres (M, 2) with outline radii (M,) [px] in a BGR uint8 image.
+
+    On each ring ``rings`` outline radii out, the median of the 16 samples that are cloth-coloured
+    (``vision.cloth``'s lit wedge, with white light added up to LOCAL_WHITE of the way to white: a
+    projector's light and sheen change the cloth's colour across the table), where at least LOCAL_MIN
+    are; of those rings, the one with the least added light (``added_light``: a projector's halo ring
+    round a ball lights one ring, not all; inside a rack only the widest may show cloth). Where no
+    ring shows cloth: ``cloth.linear_colour`` and no added light."""
+    white = np.ones(3) / np.sqrt(3.0)
+    hi = max(cloth.lit[1], LOCAL_WHITE * (white @ cloth.light) / (white @ cloth.chroma))
+    colours, found = _ring_cloth(image, LINEAR_LUT, np.asarray(centres_px, np.float64),
+                                 np.asarray(radii_px, np.float64), np.array(rings, np.float64), cloth.chroma,
+                                 cloth.light, float(cloth.lit[0]), float(hi), CHROMA_TAN, LOCAL_MIN)
+    w = np.where(found, added_light(colours, cloth), np.inf)                               # (K, M)
+    pick = np.argmin(w, axis=0)
+    seen = found.any(axis=0)
+    local = np.where(seen[:, None], colours[pick, np.arange(pick.size)], cloth.linear_colour)
+    return local, np.where(seen, w.min(axis=0), 0.0)
+
+
+@njit(cache=True)
+def _ring_cloth(image, lut, centres, radii, rings, chroma, light, lo, hi, tan_chroma, min_n):
+    """(K, M, 3) median linear colour of the cloth-coloured ones of 16 samples on ring k of ball m
+    (nearest pixel; ``_off_cloth`` within tan_chroma, t in [lo, hi]) and (K, M) whether >= min_n were."""
+    K, M = rings.size, centres.shape[0]
+    h, w = image.shape[0], image.shape[1]
+    out = np.zeros((K, M, 3))
+    found = np.zeros((K, M), np.bool_)
+    vals = np.empty((3, 16))
+    for k in range(K):
+        for m in range(M):
+            n = 0
+            for j in range(16):
+                ang = 2.0 * np.pi * j / 16
+                x = min(max(int(np.rint(centres[m, 0] + rings[k] * radii[m] * np.cos(ang))), 0), w - 1)
+                y = min(max(int(np.rint(centres[m, 1] + rings[k] * radii[m] * np.sin(ang))), 0), h - 1)
+                b, g, r = float(image[y, x, 0]), float(image[y, x, 1]), float(image[y, x, 2])
+                a, off2 = _off_cloth(b, g, r, chroma, light, lo, hi)
+                if off2 <= (tan_chroma * a) ** 2:
+                    vals[0, n], vals[1, n], vals[2, n] = lut[image[y, x, 0]], lut[image[y, x, 1]], lut[image[y, x, 2]]
+                    n += 1
+            if n >= min_n:
+                found[k, m] = True
+                for c in range(3):
+                    out[k, m, c] = np.median(vals[c, :n])
+    return out, found
+
+
+def added_light(local: np.ndarray, cloth: ClothModel) -> np.ndarray:
+    """(...,) the white light added to the cloth (a projector, sheen) in linear units, from its local
+    linear BGR colours (..., 3) (``local_cloth``): the least-squares w of local = k unlit + w (1, 1, 1),
+    k free, with unlit the linear colour direction of the least-lit end of the cloth model's lit
+    wedge (t = lit[0]: the fitted chroma may be the lit cloth's); w >= 0."""
+    d = srgb_to_linear(np.clip(cloth.level * (cloth.chroma + cloth.lit[0] * cloth.light), 0, 255))
+    A = np.stack([d / np.linalg.norm(d), np.ones(3)], axis=1)                  # (3, 2)
+    return np.maximum(local @ np.linalg.pinv(A)[1], 0.0)
 
 
 def near_neighbours(outline: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray,
@@ -299,21 +358,29 @@ class TableDetector:
             cpx = table_to_pixels(cam, P)
             rpx = np.linalg.norm(outline - cpx[:, None, :], axis=-1).mean(axis=1)
             near = near_neighbours(outline, cpx, rpx, half_width + 1.0)
-            if cloth.lit == (0.0, 0.0):
-                pts, valid = outline_points(image, outline, half_width, cloth_lin, it > 0, min_step,
-                                            self._holes_near(cpx))
-            else:                # the cloth's colour changes across the table: each ball its own
-                mask, corner, rows = self._holes_near(cpx)
-                local = local_cloth(image, cpx, rpx, cloth)
-                pts, valid = np.empty_like(outline), np.zeros(outline.shape[:2], bool)
-                for m in range(outline.shape[0]):
-                    pts[m:m + 1], valid[m:m + 1] = outline_points(image, outline[m:m + 1], half_width, local[m],
-                                                                  it > 0, min_step, (mask, corner, rows[m:m + 1]))
+            mask, corner, rows = self._holes_near(cpx)
+            local, _ = local_cloth(image, cpx, rpx, cloth, OUTLINE_RINGS)
+            cos = local @ cloth_lin / (np.linalg.norm(local, axis=1) * np.linalg.norm(cloth_lin))
+            own = (cloth.lit != (0.0, 0.0)) | (cos < np.cos(np.radians(LOCAL_OWN_DEG)))
+            pts, valid = np.empty_like(outline), np.zeros(outline.shape[:2], bool)
+            rest = np.flatnonzero(~own)
+            if rest.size:        # the cloth beside these balls has the frame's cloth colour
+                pts[rest], valid[rest] = outline_points(image, outline[rest], half_width, cloth_lin, it > 0,
+                                                        min_step, (mask, corner, rows[rest]))
+            for m in np.flatnonzero(own):    # a projector or sheen changes it: each ball its own
+                pts[m:m + 1], valid[m:m + 1] = outline_points(image, outline[m:m + 1], half_width, local[m],
+                                                              it > 0, min_step, (mask, corner, rows[m:m + 1]))
             valid &= ~near
             rays = pixel_rays(cam, pts.reshape(-1, 2)).reshape(pts.shape[0], pts.shape[1], 3)
             px_per_m = cam.K[0, 0] / np.linalg.norm(P - origin, axis=1)
             last = it == len(SEARCH_WIDTHS) - 1
-            xy, rho, rms, tw = fit_spheres(origin, rays, valid, xy, R, rho, px_per_m, iters=6 if last else 3)
+            xy0, rho0 = xy, rho
+            xy, rho, rms, tw = fit_spheres(origin, rays, valid, xy0, R, rho0, px_per_m, iters=3 if it == 0 else 6)
+            whole = (tw > 0.5).sum(axis=1) >= WHOLE_SHARE * N_RAYS
+            if last:         # a partial outline cannot tell rho from the centre: the frame's rho, or R
+                prior = np.median(rho[whole]) if whole.sum() >= RHO_FRAME_MIN else R
+                xy, rho, rms, tw = fit_spheres(origin, rays, valid, xy0, R, rho0, px_per_m, iters=6,
+                                               rho_prior=prior, prior_weight=RHO_PRIOR_RAYS)
             n = (tw > 0.5).sum(axis=1)
             keep = distinct(xy, np.where(np.abs(rho / R - 1) < RHO_TOLERANCE, n, -1), 0.5 * R)
             xy, rho, rms, tw, start, fill = xy[keep], rho[keep], rms[keep], tw[keep], start[keep], fill[keep]
@@ -323,9 +390,10 @@ class TableDetector:
         P = np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1)
         r_now = R * cam.K[0, 0] / np.linalg.norm(P - origin, axis=1)      # outline radius [px], about
         rms_max = np.where(self._holes_near(table_to_pixels(cam, P))[2], RMS_MAX_PX, RMS_MAX_SHARE * r_now)
-        good = ((np.abs(rho / R - 1) < RHO_TOLERANCE) & (n_edges >= MIN_EDGES)
-                & (rms < rms_max)
-                & (np.linalg.norm(xy - start, axis=1) < R))
+        held = (n_edges >= MIN_EDGES) & (np.linalg.norm(xy - start, axis=1) < R)
+        if held.sum() >= FRAME_MIN_FITS:     # a JPEG-blocky frame roughens every outline alike
+            rms_max = np.maximum(rms_max, FRAME_RMS_FACTOR * np.median(rms[held]))
+        good = (np.abs(rho / R - 1) < RHO_TOLERANCE) & held & (rms < rms_max)
         xy, good, placed = place_by_contacts(xy, good, start, R)
         if placed.any():     # an empty gap among balls shows cloth: keep only well-filled ones
             ppx = table_to_pixels(cam, np.concatenate([xy[placed], np.full((placed.sum(), 1), R)], axis=1))
@@ -341,15 +409,12 @@ class TableDetector:
         P = np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1)
         cpx = table_to_pixels(cam, P)
         rpx = np.linalg.norm(sphere_silhouettes(cam, P, R, 16) - cpx[:, None, :], axis=-1).mean(axis=1)
+        local, added = local_cloth(image, cpx, rpx, cloth)      # (a projector or sheen adds light)
+        cloth_v = linear_to_srgb(local - added[:, None]).max(axis=1)       # the cloth without it
         det = Detections(px=cpx, r_px=rpx, xy=xy, rms_px=rms, n_edges=n_edges, fill=fill,
-                         cloth_v=self._cloth_v(cloth, cpx))
+                         cloth_v=cloth_v, added=added)
         det = det.take(good)
         return _dedupe(det, det.xy, R)
-
-    def _cloth_v(self, cloth: ClothModel, px: np.ndarray) -> np.ndarray:
-        """The lit cloth's 8-bit HSV value (max channel) at full-resolution pixels (M, 2)."""
-        u0, v0 = self.crop[:2]
-        return cloth.brightness((px[:, 0] - u0 - 0.5) / 2, (px[:, 1] - v0 - 0.5) / 2) * cloth.chroma.max()
 
 
 def place_by_contacts(xy: np.ndarray, good: np.ndarray, start: np.ndarray, R: float,

@@ -3,11 +3,14 @@
 The stages are the calibrated detector's (``vision.detect``), with what the table model gave found
 in the image instead (the reason for each is in docs/vision.md):
 
+0. ``remove_thin_lines`` (``vision.thin_lines``): thin lines of added light (a projector's halo
+   rings) give way to the surface under them, at half resolution for the stages 1-4 and, round
+   the pixels changed there inside the play area, at full resolution for the outline points;
 1. ``fit_cloth`` on a sparse grid of the whole image (the cloth is the dominant colour), and
    ``classify`` every half-resolution pixel: cloth, foreground, dark;
 2. ``play_area`` (``vision.play_area``): the quadrilateral of the four rail lines, fitted to the
-   outline of the largest cloth-coloured region (it takes in the jaws and the balls in them, and
-   leaves out the rails with their diamonds and markers);
+   outline of the largest cloth-coloured region and squared up (it takes in the jaws and the
+   balls in them, and leaves out the rails with their diamonds and markers);
 3. ``hole_mask``: dark regions at least a ball wide (pocket holes), where no centre can be;
 4. ``candidates`` (``vision.candidates``): radial-symmetry peaks in foreground (one radius);
 5. ``fit_outlines``: outline points at the strongest colour step along 48 normals
@@ -31,6 +34,7 @@ from vision.detect import Detections, _empty, near_neighbours
 from vision.fits import fit_circles
 from vision.play_area import play_area
 from vision.steps import N_RAYS, ray_directions, step_points
+from vision.thin_lines import remove_thin_lines
 
 SEARCH_WIDTHS = (6.0, 3.0, 2.0)   # px either side of the circle, per pass
 SMOOTH_SIGMA = 1.0                 # px, Gaussian smoothing before the colour derivative
@@ -44,6 +48,7 @@ RIM = 0.5                          # a pocket's rim and liner: within this many 
 RMS_MAX = 1.25                     # px, circle-fit residual RMS of a ball
 UNLIKE_SHARE = 0.4                 # at least this share of a ball's inside is unlike cloth (``unlike_cloth``)
 GRID_CELLS = 40                    # cloth samples along the image's shorter side
+LINE_REACH = 0.35                  # ball radii: thin lines of added light (halo rings) this far across go
 
 
 def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
@@ -52,7 +57,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     Returns Detections with px the outline circles' centres [px], r_px their radii, xy NaN,
     rms_px the circle fits' residuals, n_edges the outline points used.
     Raises ValueError for an image that is not BGR, a radius below 3 px, or no cloth in view.
-    One core: about 10 ms for a 1280x720 frame (``cuerobot bench vision``).
+    One core: about 13 ms for a 1280x720 frame (``cuerobot bench vision``).
     """
     if image.ndim != 3 or image.shape[2] != 3:
         raise ValueError(f"expected a BGR image, got shape {image.shape}")
@@ -61,6 +66,8 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     h, w = image.shape[:2]
     hw, hh = w // 2, h // 2
     half = cv2.resize(image[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_AREA)
+    r_half = radius_px / 2
+    half, lined = remove_thin_lines(half, max(1, int(round(LINE_REACH * r_half))))
     step = max(2, int(min(hw, hh) / GRID_CELLS))
     sv, su = np.mgrid[step // 2:hh:step, step // 2:hw:step]
     su, sv = su.ravel(), sv.ravel()
@@ -70,7 +77,6 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     bright = cv2.resize(model.brightness(cu, cv_).astype(np.float32), (hw, hh), interpolation=cv2.INTER_LINEAR)
     classes = classify(half, model, bright)
     region = play_area(classes)
-    r_half = radius_px / 2
     hole = hole_mask(classes, r_half)
     allowed = (region > 0) & ~hole
     fg = (classes & FOREGROUND) * region * np.uint8(255 // FOREGROUND)
@@ -80,7 +86,9 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     if cand.shape[0] == 0:
         return _empty()
     c = np.stack([2 * cand[:, 0] + 0.5, 2 * cand[:, 1] + 0.5], axis=1)
-    smooth = cv2.GaussianBlur(image, (0, 0), SMOOTH_SIGMA)
+    lined &= region > 0
+    clean = remove_thin_lines(image, max(1, int(round(LINE_REACH * radius_px))), lined)[0] if lined.any() else image
+    smooth = cv2.GaussianBlur(clean, (0, 0), SMOOTH_SIGMA)
     k = 2 * int(round(RIM * r_half)) + 1
     rim = cv2.dilate(hole.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
     idx, c, r, rms, n = fit_outlines(smooth, c, float(radius_px),
@@ -99,7 +107,9 @@ def fit_outlines(smooth: np.ndarray, c: np.ndarray, radius_px: float, is_ball, c
     MIN_ALIVE consistent points, within a radius of where it started, ``is_ball(centres, radii)``
     ((K,) bool: its inside looks like a ball; from the second pass), and no better fit within a
     radius of it (ball-sized fits first, then more points); only those stop their neighbours'
-    search lines (the point 1 px beyond the circle inside another circle).
+    search lines (the point 1 px beyond the circle inside another circle). The next pass searches
+    about each fit's circle, a fit smaller than a ball restarting at radius_px and a larger one
+    held at the largest ball size.
     Returns (idx (K,) the candidates accepted, their centres (K, 2), radii (K,), fit RMS (K,) [px],
     points used (K,)): at least MIN_POINTS points, RMS below RMS_MAX, radius within
     RADIUS_TOLERANCE of radius_px, and of two closer than APART radii (balls do not overlap: a
@@ -122,7 +132,10 @@ def fit_outlines(smooth: np.ndarray, c: np.ndarray, radius_px: float, is_ball, c
         keep = distinct(c[alive], (n + sized * N_RAYS)[alive], radius_px)
         keep = np.flatnonzero(alive)[keep]
         idx, c, r, rms, n, start, sized = idx[keep], c[keep], r[keep], rms[keep], n[keep], start[keep], sized[keep]
-        r = np.clip(r, r_lo, r_hi)        # a fit that is no ball must not claim its neighbours' edges
+        # a fit too big for a ball (a halo ring) is held at the largest ball size, so it claims no
+        # neighbour's edges; one too small (a number disc's edge on a ball of the cloth's colour)
+        # starts again at the ball's size, so the next, narrower band lies on the outline
+        r = np.where(r < r_lo, radius_px, np.minimum(r, r_hi))
     good = np.flatnonzero(sized & (n >= MIN_POINTS) & (rms < RMS_MAX))
     good = good[distinct(c[good], n[good], APART * radius_px)]   # balls do not overlap
     return idx[good], c[good], r[good], rms[good], n[good]

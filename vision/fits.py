@@ -24,10 +24,13 @@ def _tukey_weights(r, scale, mask, c, tw):
 
 
 @njit(cache=True)
-def _gauss_newton_step(jac, r, tw):
-    """The weighted Gauss-Newton step (J^T W J + 1e-9 I)^-1 J^T W r, 3 unknowns (jac: (N, 3))."""
+def _gauss_newton_step(jac, r, tw, wp=0.0, rp=0.0):
+    """The weighted Gauss-Newton step (J^T W J + 1e-9 I)^-1 J^T W r, 3 unknowns (jac: (N, 3)); with
+    a prior on the third unknown (residual rp, weight wp: one more row (0, 0, 1))."""
     A = np.eye(3) * 1e-9
+    A[2, 2] += wp
     b = np.zeros(3)
+    b[2] = wp * rp
     for k in range(r.size):
         if tw[k] > 0:
             for i in range(3):
@@ -49,7 +52,7 @@ def _weighted_rms(r, scale, tw):
 
 
 @njit(cache=True)
-def _fit_spheres(origin, rays, weights, xy0, z, rho0, px_per_m, iters, trust):
+def _fit_spheres(origin, rays, weights, xy0, z, rho0, px_per_m, iters, trust, rho_prior, prior_weight):
     M, N = rays.shape[0], rays.shape[1]
     xy = np.empty((M, 2))
     rho = np.empty(M)
@@ -76,7 +79,7 @@ def _fit_spheres(origin, rays, weights, xy0, z, rho0, px_per_m, iters, trust):
                 if used.size:
                     c = max(4.685 * 1.4826 * np.median(used), TUKEY_MIN_PX)
                     _tukey_weights(r, px_per_m[m], weights[m], c, tw)
-            step = _gauss_newton_step(jac, r, tw)
+            step = _gauss_newton_step(jac, r, tw, prior_weight[m], x[2] - rho_prior[m])
             size = math.sqrt(step[0] ** 2 + step[1] ** 2 + step[2] ** 2)
             x -= step * min(1.0, trust / max(size, 1e-15))
         xy[m, 0], xy[m, 1], rho[m] = x[0], x[1], x[2]
@@ -86,7 +89,8 @@ def _fit_spheres(origin, rays, weights, xy0, z, rho0, px_per_m, iters, trust):
 
 
 def fit_spheres(origin: np.ndarray, rays: np.ndarray, weights: np.ndarray, xy0: np.ndarray, z: float,
-                rho0, px_per_m: np.ndarray, iters: int = 6) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                rho0, px_per_m: np.ndarray, iters: int = 6, rho_prior=None,
+                prior_weight: float = 0.0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Sphere centres on the plane z from rays tangent to them.
 
     The model: distance(centre, ray k) = rho for every ray k, unknowns (x, y, rho) per sphere. This
@@ -95,14 +99,18 @@ def fit_spheres(origin: np.ndarray, rays: np.ndarray, weights: np.ndarray, xy0: 
     origin: (3,) the rays' common start (camera centre) [m]; rays: (M, N, 3) unit directions;
     weights: (M, N) bool, which rays to use; xy0: (M, 2) start [m]; z: centre height [m] (= R);
     rho0: start radius [m] (scalar or (M,)); px_per_m: (M,) image scale at each sphere, for
-    residuals in pixels; iters: Gauss-Newton steps (each at most z/2 long).
+    residuals in pixels; iters: Gauss-Newton steps (each at most z/2 long); rho_prior: None or the
+    expected rho [m] (scalar or (M,)), held with ``prior_weight`` (as many rays' worth of weight): a
+    ball that shows only part of its outline cannot tell its radius from its centre.
     Returns (xy (M, 2), rho (M,), rms_px (M,) weighted residual RMS, weights used (M, N)).
     """
     M = xy0.shape[0]
     return _fit_spheres(np.asarray(origin, np.float64), np.ascontiguousarray(rays, np.float64),
                         np.ascontiguousarray(weights, np.bool_), np.asarray(xy0, np.float64), float(z),
                         np.broadcast_to(np.asarray(rho0, np.float64), (M,)).copy(),
-                        np.asarray(px_per_m, np.float64), int(iters), 0.5 * float(z))
+                        np.asarray(px_per_m, np.float64), int(iters), 0.5 * float(z),
+                        np.broadcast_to(np.asarray(0.0 if rho_prior is None else rho_prior, np.float64), (M,)).copy(),
+                        np.full(M, 0.0 if rho_prior is None else float(prior_weight)))
 
 
 @njit(cache=True)

@@ -6,7 +6,9 @@ cut into it. Its outline's straight runs along the four cushion backs are the ra
 quadrilateral they bound takes in the jaws and the balls in them, and leaves out the rails with
 their diamonds and markers (the quadrilateral, not the region's convex hull, which cuts the corners
 off at the jaws). Where four sides cannot be told apart (a table seen only in part) the region's
-convex hull is the play area.
+convex hull is the play area. Where sheen or a projector lights part of a rail into the cloth's
+colour the region spills over it and that side's fit leans out across the rail; the sides are
+squared up to the straightest one (``_square_up``).
 """
 from __future__ import annotations
 
@@ -20,6 +22,9 @@ SIDE_TOL_DEG = 15.0    # an outline point's tangent within this angle of a side'
 TANGENT_SPAN = 4       # outline points either side for a point's tangent
 MIN_SIDE_POINTS = 20   # a side needs this many points
 LINE_ITERS = 3         # re-weighted line fits per side (points within 3 robust sigmas)
+SQUARE_DEG = 3.0       # a side's fitted direction within this of the best side's (or square to it)
+STRAIGHT_POINTS = 80   # the side that sets the direction has this many points on its line
+RUN_WIDTH = 4.0        # [px] a side's innermost run of outline points lies within this width
 
 
 def play_area(classes: np.ndarray) -> np.ndarray:
@@ -56,7 +61,7 @@ def quadrilateral(outline: np.ndarray, hull: np.ndarray) -> np.ndarray | None:
     tangent = np.roll(outline, -TANGENT_SPAN, axis=0) - np.roll(outline, TANGENT_SPAN, axis=0)
     angle = np.degrees(np.arctan2(tangent[:, 1], tangent[:, 0])) % 180.0
     (cx, cy), _, theta = cv2.minAreaRect(hull.astype(np.float32))
-    lines = []
+    sides = []
     for t in (theta, theta + 90.0):
         along = np.abs((angle - t + 90.0) % 180.0 - 90.0) < SIDE_TOL_DEG
         normal = np.array([-np.sin(np.radians(t)), np.cos(np.radians(t))])
@@ -65,12 +70,45 @@ def quadrilateral(outline: np.ndarray, hull: np.ndarray) -> np.ndarray | None:
             pts = outline[on & along & side]
             if pts.shape[0] < MIN_SIDE_POINTS:
                 return None
-            lines.append(_robust_line(pts))
-    a0, a1, b0, b1 = lines
+            sides.append((pts, _robust_line(pts)))
+    a0, a1, b0, b1 = _square_up(sides, np.array([cx, cy]))
     corners = [_intersect(*pair) for pair in ((a0, b0), (b0, a1), (a1, b1), (b1, a0))]
     if any(c is None for c in corners):
         return None
     return np.array(corners)
+
+
+def _square_up(sides, centre: np.ndarray) -> list:
+    """The four lines (point, direction) of the sides [(points (N, 2), fitted line)] in the order
+    (a0, a1, b0, b1) (a: one direction, b: the other). Seen from near overhead a table's opposite
+    sides look nearly parallel and its adjacent sides nearly square: the side with the most points
+    on its line (at least STRAIGHT_POINTS, and another side parallel or square to it within
+    SQUARE_DEG) sets the direction, and a side whose fit turns more than SQUARE_DEG from it (a
+    rail lit into the cloth's colour: the outline runs partly along the rail's outer edge) takes
+    that direction through its innermost run of points (MIN_SIDE_POINTS within RUN_WIDTH px): the
+    cushion line, not the rail's edge."""
+    support = [np.sum(np.abs((p - m) @ np.array([-d[1], d[0]])) < RUN_WIDTH / 2) for p, (m, d) in sides]
+    best = int(np.argmax(support))
+    d0 = sides[best][1][1]
+    wants = [d0 if (k < 2) == (best < 2) else np.array([-d0[1], d0[0]]) for k in range(4)]
+    square = [abs(d @ want) >= np.cos(np.radians(SQUARE_DEG)) for (_, (_, d)), want in zip(sides, wants)]
+    if support[best] < STRAIGHT_POINTS or sum(square) < 2:      # no long straight side another side agrees with
+        return [line for _, line in sides]
+    lines = []
+    for (pts, (m, d)), want, ok in zip(sides, wants, square):
+        if ok:
+            lines.append((m, d))
+            continue
+        out = np.abs((pts - centre) @ np.array([-want[1], want[0]]))    # distance out from the centre
+        order = np.sort(out)
+        n = MIN_SIDE_POINTS - 1
+        first = np.flatnonzero(order[n:] - order[:-n] <= RUN_WIDTH)     # runs of MIN_SIDE_POINTS points
+        if first.size == 0:
+            lines.append((m, d))
+            continue
+        lo = order[first[0]]
+        lines.append((pts[(out >= lo) & (out <= lo + RUN_WIDTH)].mean(axis=0), want))
+    return lines
 
 
 def _near_polygon(pts: np.ndarray, poly: np.ndarray, size: np.ndarray) -> np.ndarray:

@@ -69,8 +69,8 @@ def test_rest_is_found_at_the_recorded_frame_after_the_balls_stop(seen):
 
 
 @pytest.mark.parametrize("degraded, caught", [
-    (RestSpec(tolerance=0.00015), {"rest_missed_max", "rest_delay_frames_min", "rest_delay_frames_max",
-                                   "rest_lag_frames_min", "rest_lag_frames_max"}),     # 10x too tight: never
+    (RestSpec(tolerance=0.00015), {"rest_missed_max", "rest_delay_frames_max",
+                                   "rest_lag_frames_max"}),     # 10x too tight: late, or never
     (RestSpec(tolerance=0.015), {"rest_delay_frames_min", "rest_lag_frames_min"}),   # 10x too loose: early
     (RestSpec(frames=2), {"rest_delay_frames_min", "rest_lag_frames_min"}),          # too few frames: early
     (RestSpec(frames=7), {"rest_delay_frames_max"}),   # too many: 2 frames late, inside the capture recorded

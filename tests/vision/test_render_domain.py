@@ -6,7 +6,10 @@ RMS <= 0.5 mm, identity >= 99 %): on cloth colour / texture / gradient / exposur
 together, recall 40/42 (95.2 %), 0 false, 0.49 mm RMS, identity 97.5 %; with a projector, halo rings,
 glints and JPEG, recall 48.5 % (the projector's lit area alone cost half the balls), 0 false; with the
 lit-cloth wedge and the radius-relative residual limit (helper-20) 54.5 % there, 90.9 % under the
-projector alone."""
+projector alone. With each ball's own cloth colour and added light, a third outline pass, a rho prior
+and the frame's own residual level (helper-31): gentle 95.2 % / 0.20 mm / identity 100 %; hard
+63.6 % / identity 100 %; projector 92.7 % / 0.50 mm / identity 100 %; JPEG q60 85.5 %; sheen and
+rail glints 100 % / 0.39 mm."""
 from __future__ import annotations
 
 import numpy as np
@@ -74,31 +77,34 @@ def test_detector_holds_on_cloth_light_and_colour_balance(synthetic_camera, visi
     s = _score(sc, vision, _frames(sc, doms, 7))
     assert s.false == 0
     assert s.recall >= 0.95
-    assert s.identity >= 0.95
-    assert s.rms_mm <= 1.0
+    assert s.identity >= 0.99       # 100 % (97.5 % with value relative to the cloth, not the white balls)
+    assert s.rms_mm <= 0.3          # 0.20 mm (0.49 mm before the rho prior and the third outline pass)
 
 
 def test_detector_holds_on_an_oblique_camera(synthetic_camera):
     """A camera tilted 4 degrees from the vertical (registered with its own pose): every ball, no
-    false ball, identity >= 99 %; RMS <= 0.7 mm (0.4-0.6 mm measured at 4-6 degrees, the default
-    render's level on these layouts)."""
+    false ball, identity >= 99 %; RMS <= 0.3 mm (0.23 mm measured; 0.33 mm with two outline passes
+    and no rho prior)."""
     sc0, lm = synthetic_camera
     sc = oblique_camera(sc0, 4.0, 30.0)
     s = _score(sc, TableVision(sc.cam, sc.table, sc.R, lm), _frames(sc, [Domain(tilt_deg=4.0)] * 3, 10))
     assert s.recall == 1.0 and s.false == 0
     assert s.identity >= 0.99
-    assert s.rms_mm <= 0.7
+    assert s.rms_mm <= 0.3
 
 
 def test_detector_on_projector_halo_glints_and_jpeg(synthetic_camera, vision):
-    """The hard options: no false balls; recall is the figure reached (issue 21 target: 100 %)."""
+    """The hard options: no false balls; recall is the figure reached (issue 21 target: 100 %), and
+    the balls found are named (the projector's and sheen's added light taken off each ball first:
+    66.7 % named without)."""
     sc, _ = synthetic_camera
     rng = np.random.default_rng(22)
     doms = [Domain(**{**sample_domain(rng).__dict__, "projector": (0.6, 0.5, 0.5, 0.3, 0.3), "halo": 0.6,
                       "halo_share": 0.5, "sheen": 0.2, "rail_glints": 1.0, "jpeg_quality": 80}) for _ in range(3)]
     s = _score(sc, vision, _frames(sc, doms, 8))
     assert s.false == 0
-    assert s.recall >= 0.5          # 18/33 = 54.5 % measured (48.5 % before the lit-cloth wedge)
+    assert s.recall >= 0.6          # 21/33 = 63.6 % measured (54.5 % before helper-31, 48.5 % before the wedge)
+    assert s.identity >= 0.99       # 100 % measured
 
 
 def _foreground_share(image):
@@ -114,7 +120,9 @@ def test_projector_lit_cloth_is_cloth(synthetic_camera, vision):
     spans the lit and the unlit cloth, so on the cloth only the balls are foreground (under 5 %;
     a one-colour model makes the unlit part foreground); on the
     default render the model keeps one colour (no lit wedge); and the registered detector finds
-    >= 85 % of the balls (90.9 % measured on these 4 frames, 49.1 % with one cloth colour)."""
+    >= 92 % of the balls (92.7 % measured on these 4 frames, 90.9 % with the nearest ring's cloth
+    colour only, 49.1 % with one cloth colour), centres to 0.6 mm RMS (0.50 mm; 0.75 mm before), and
+    names them (100 %; 82 % before the projector's added light was taken off each ball)."""
     sc, _ = synthetic_camera
     frames = _frames(sc, [Domain(projector=(0.6, 0.5, 0.5, 0.3, 0.3))] * 4, 5)
     model, share = _foreground_share(frames[1].image)
@@ -124,7 +132,22 @@ def test_projector_lit_cloth_is_cloth(synthetic_camera, vision):
     assert plain.lit == (0.0, 0.0) and share < 0.05
     s = _score(sc, vision, frames)
     assert s.false == 0
-    assert s.recall >= 0.85
+    assert s.recall >= 0.92
+    assert s.rms_mm <= 0.6
+    assert s.identity >= 0.99
+
+
+def test_detector_through_jpeg_and_sheen(synthetic_camera, vision):
+    """JPEG q60 (blocky, chroma-smeared outlines: the frame's own residual level sets the fit limit)
+    and cloth sheen with rail-cap glints (whitened cloth: each ball's own cloth colour), 4 frames each
+    (a rack and 3 random layouts): no false ball; JPEG recall 85.5 % measured (67.3 % before), sheen
+    100 % (90.9 % before) at 0.39 mm RMS (0.72 mm before)."""
+    sc, _ = synthetic_camera
+    s = _score(sc, vision, _frames(sc, [Domain(jpeg_quality=60)] * 4, 5))
+    assert s.false == 0 and s.recall >= 0.85
+    s = _score(sc, vision, _frames(sc, [Domain(sheen=0.2, rail_glints=1.0)] * 4, 5))
+    assert s.false == 0 and s.recall == 1.0
+    assert s.rms_mm <= 0.45 and s.identity >= 0.99
 
 
 def test_snooker_set_named_by_colour(synthetic_camera, vision):
@@ -168,3 +191,38 @@ def test_pixel_only_mode_on_cloth_light_and_colour_balance(synthetic_camera):
     assert s.false == 0
     assert s.recall >= 0.93
     assert np.median(s.errors) < 1.0
+
+
+def _pixel_score(frames):
+    s = Score()
+    for f in frames:
+        s.add(f.truth.ids, f.truth.centre_px, detect_in_pixels(f.image, 12.8).px, None, 6.0)
+    return s
+
+
+def test_pixel_only_mode_under_halo_rings(synthetic_camera):
+    """Pixel-only mode with a projector's rings (0.6 of the table-centre light) round half the balls,
+    a rack among the frames (rings across its balls): the rings' thin lines of added light are
+    taken out (``vision.thin_lines``), so recall is at the figure reached (39/43 = 90.7 %; 76.7 %
+    with 7 false balls at the rack's gaps without that stage) with at most 3 false balls (3)."""
+    sc, _ = synthetic_camera
+    rng = np.random.default_rng(5)
+    frames = [DomainRenderer(sc, Domain(halo=0.6, halo_share=0.5), seed=k).render(
+        rack(sc.table, sc.R, rng) if k == 0 else random_layout(sc.table, sc.R, rng), rng) for k in range(4)]
+    s = _pixel_score(frames)
+    assert s.recall >= 0.9
+    assert s.false <= 3
+
+
+def test_pixel_only_mode_on_projector_halo_glints_and_jpeg(synthetic_camera):
+    """Pixel-only mode on the hard options' frames (those of the registered test above): recall at
+    the figure reached (17/33 = 51.5 %; 42.4 % before the thin-line stage) and at most 2 false balls
+    (2; 6 before the play area's sides were squared up: a rail lit into the cloth's colour bent them
+    out over its markers and diamonds)."""
+    sc, _ = synthetic_camera
+    rng = np.random.default_rng(22)
+    doms = [Domain(**{**sample_domain(rng).__dict__, "projector": (0.6, 0.5, 0.5, 0.3, 0.3), "halo": 0.6,
+                      "halo_share": 0.5, "sheen": 0.2, "rail_glints": 1.0, "jpeg_quality": 80}) for _ in range(3)]
+    s = _pixel_score(_frames(sc, doms, 8))
+    assert s.recall >= 0.5
+    assert s.false <= 2

@@ -53,3 +53,47 @@ def test_snooker_colours_by_the_median_pixel():
         names, _ = colour_names(ball_features(img, np.array(px, float), np.full(len(px), 15.0), cloth_v),
                                 ball_set="snooker")
         assert names == list(srgb), f"exposure x{gain}: {names}"
+
+
+def _discs(cloth_srgb, balls_srgb, light=0.0):
+    """A BGR image of flat discs (radius 15 px) on a cloth, with ``light`` white added in linear light."""
+    import cv2
+
+    from vision.balls import linear_to_srgb, srgb_to_linear
+    img = np.empty((60, 60 * len(balls_srgb), 3), np.uint8)
+    img[:] = cloth_srgb[::-1]
+    for k, rgb in enumerate(balls_srgb):
+        cv2.circle(img, (30 + 60 * k, 30), 15, tuple(int(c) for c in rgb[::-1]), -1)
+    if light:
+        img = np.rint(linear_to_srgb(srgb_to_linear(img) + light)).astype(np.uint8)
+    return img, np.array([(30.0 + 60 * k, 30.0) for k in range(len(balls_srgb))]), np.full(len(balls_srgb), 15.0)
+
+
+def test_added_light_is_taken_off_the_ball():
+    """White light added over a ball (a projector) washes its colour out; taken off in linear light
+    before the features, the ball reads as without it (saturation and hue), where unaided its
+    saturation falls by more than a third."""
+    cloth = (30, 120, 82)
+    balls = [(200, 20, 40), (20, 70, 200), (240, 200, 20)]
+    img, px, r = _discs(cloth, balls)
+    lit, _, _ = _discs(cloth, balls, light=0.15)
+    ref = ball_features(img, px, r, np.full(3, 120.0))
+    raw = ball_features(lit, px, r, np.full(3, 120.0))
+    back = ball_features(lit, px, r, np.full(3, 120.0), added=np.full(3, 0.15))
+    assert np.all(raw.sat < 0.67 * ref.sat)
+    np.testing.assert_allclose(back.sat, ref.sat, atol=6)
+    np.testing.assert_allclose(back.hue, ref.hue, atol=2)
+
+
+def test_value_against_the_white_balls_ignores_the_cloth():
+    """The same red ball (and a white cue ball) on a green and on a darker blue cloth: its value
+    relative to the cloth changes with the cloth, relative to the frame's white ball it does not."""
+    balls = [(200, 20, 40), (235, 235, 230)]
+    out = {}
+    for cloth in ((30, 120, 82), (25, 85, 150)):
+        img, px, r = _discs(cloth, balls)
+        cv = np.full(2, float(max(cloth)))
+        out[cloth] = (ball_features(img, px, r, cv).rel_v[0], ball_features(img, px, r, cv, white_reference=True).rel_v[0])
+    (a_cloth, a_white), (b_cloth, b_white) = out.values()
+    assert abs(a_cloth - b_cloth) > 0.2
+    assert abs(a_white - b_white) < 1e-9

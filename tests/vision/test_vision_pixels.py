@@ -10,13 +10,14 @@ from cloth_stages import half_cloth
 from planner.state import TableState
 from vision.camera import sphere_silhouettes, table_to_pixels
 from vision.candidates import candidates
-from vision.cloth import FOREGROUND, hole_mask, unlike_cloth
-from vision.detect_pixels import detect_in_pixels
+from vision.cloth import CLOTH, FOREGROUND, hole_mask, unlike_cloth
+from vision.detect_pixels import detect_in_pixels, fit_outlines
 from vision.evaluate import match
 from vision.fits import fit_circles
 from vision.play_area import play_area
 from vision.scene import diamond_points
 from vision.steps import ray_directions, step_points
+from vision.thin_lines import remove_thin_lines
 
 CLOTH_BGR = np.array([60.0, 140.0, 40.0])
 RED_BGR = np.array([40.0, 30.0, 200.0])
@@ -82,6 +83,20 @@ def test_circle_fit_ignores_outlying_points():
     assert rms[0] < 1e-6 and np.all(tw[0, ::5] == 0)
 
 
+def test_a_fit_on_a_number_disc_starts_again_at_the_balls_size():
+    """A dark green ball on the green cloth with its white number disc facing up: the disc's edge
+    is the strongest step in the first, wide band, so the first fit is the disc; it starts again at
+    the ball's size, and the narrower bands then find the ball's own low-contrast outline (its
+    centre within 0.1 px, its radius within 0.3 px)."""
+    cx, cy = 50.3, 49.6
+    img = _discs((100, 100), [(cx, cy, 12.8, (20.0, 80.0, 15.0)), (cx, cy, 5.5, (235.0, 235.0, 235.0))])
+    smooth = cv2.GaussianBlur(img, (0, 0), 1.0)
+    _, c, r, _, _ = fit_outlines(smooth, np.array([[cx + 0.2, cy - 0.1]]), 12.8,
+                                 lambda c, r: np.ones(len(c), bool), _unit(CLOTH_BGR))
+    assert len(c) == 1
+    assert np.linalg.norm(c[0] - (cx, cy)) < 0.1 and abs(r[0] - 12.8) < 0.3
+
+
 def test_touching_discs_give_one_candidate_each_and_a_speck_none():
     """Two touching discs of one colour form one blob; the symmetry votes split it at both
     centres. A speck too small to fill a ball's square gives no candidate."""
@@ -96,6 +111,35 @@ def test_touching_discs_give_one_candidate_each_and_a_speck_none():
     truth = np.array([d[:2] for d in discs[:2]])
     rows, cols = match(truth, cand, 1.5)
     assert len(cand) == 2 and len(rows) == 2
+
+
+def test_thin_lines_of_added_light_go_and_balls_and_highlights_stay():
+    """Light added along a 2 px line (a projector's ring) over cloth and across a red ball is taken
+    out: back to the surface under it within a few levels, the ball's outline fitted where it was;
+    a white ball, a highlight spot on the red ball and a short highlight bar are not lines and stay
+    exactly as they were. A curved ring loses most of its light too."""
+    shape = (120, 160)
+    plain = _discs(shape, [(60.3, 60.7, 14.0, RED_BGR), (125.2, 30.1, 14.0, (235.0, 235.0, 235.0))]).astype(float)
+    yy, xx = np.mgrid[0:shape[0], 0:shape[1]]
+    spot = np.exp(-0.5 * (np.hypot(xx - 56.0, yy - 56.0) / 1.2) ** 2)
+    bar = np.exp(-0.5 * ((yy - 100.0) / 0.8) ** 2) * (np.abs(xx - 130.0) <= 1.5)
+    marks = plain + 120.0 * spot[..., None] + 100.0 * bar[..., None]
+    truth = np.clip(marks, 0, 255).astype(np.uint8)
+    line = np.exp(-0.5 * ((yy - 64.3) / 0.9) ** 2)[..., None] * np.array([90.0, 95.0, 85.0])
+    lit = np.clip(marks + line, 0, 255).astype(np.uint8)
+    out, changed = remove_thin_lines(lit, 4)
+    err = np.abs(out.astype(int) - truth).max(axis=-1)
+    core = (np.abs(yy - 64.3) <= 1) & (xx >= 10) & (xx < 150) & (np.abs(np.abs(xx - 60.3) - 14) > 6)
+    assert err[core].max() <= 6                  # cloth and ball under the line, not its outline's crossing
+    keep = (spot > 0.5) | (bar > 0.05) | (np.hypot(xx - 125.2, yy - 30.1) < 16)
+    assert not changed[keep].any() and not changed[(np.abs(yy - 64.3) > 4) & (spot < 0.05)].any()
+    assert np.linalg.norm(_fit_steps(out, (61.5, 61.5), 15.0, 1.0)[0] - (60.3, 60.7)) < 0.1
+    ring = np.exp(-0.5 * ((np.hypot(xx - 85.0, yy - 75.0) - 28.0) / 0.9) ** 2)
+    lit = np.clip(plain + 90.0 * ring[..., None], 0, 255).astype(np.uint8)
+    on = ring > 0.3
+    before = np.abs(lit.astype(int) - plain)[on].mean()
+    after = np.abs(remove_thin_lines(lit, 4)[0].astype(int) - plain)[on].mean()
+    assert after < 0.4 * before
 
 
 @pytest.fixture(scope="module")
@@ -132,6 +176,24 @@ def test_play_area_takes_in_the_jaws_and_leaves_out_the_rails(jaws_frame, synthe
     d = table_to_pixels(sc.cam, diamond_points(sc.table, lm.rail))
     d = d[(d[:, 0] > 0) & (d[:, 0] < 1279) & (d[:, 1] > 0) & (d[:, 1] < 719)]
     assert len(d) >= 10 and not inside(d).any()
+
+
+def test_play_area_side_stays_on_the_cushion_line_beside_a_lit_rail():
+    """Cloth bits of a table (bed and cushions to the cushion backs, six pocket cuts) with a soft
+    lit patch on one rail that has taken the cloth's colour and joins the cloth: the fitted bottom
+    side would lean out across the rail; it takes the top side's direction through its innermost
+    run of outline points, so the whole bed is in the play area and the rail beside it is not."""
+    classes = np.full((360, 640), FOREGROUND, np.uint8)
+    classes[40:321, 60:581] = CLOTH
+    for x, y in ((60, 40), (580, 40), (60, 320), (580, 320), (320, 36), (320, 324)):
+        cv2.circle(classes, (x, y), 12, FOREGROUND, -1)
+    lit = np.zeros_like(classes)
+    cv2.ellipse(lit, (200, 322), (150, 30), 0, 0, 360, 1, -1)
+    classes[lit > 0] = CLOTH
+    region = play_area(classes)
+    assert region[52:309, 72:569].all()
+    rail = [(330, 100), (330, 450), (334, 300), (338, 500)]
+    assert not any(region[y, x] for y, x in rail)
 
 
 def test_inside_a_ball_is_unlike_cloth_and_beside_a_pocket_is_not(jaws_frame):
