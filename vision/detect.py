@@ -10,6 +10,9 @@ Two modes share one pipeline:
 
 Stages, each a function over arrays:
 
+0. ``TableDetector.unlined`` (``vision.thin_lines``): thin lines of added light (a projector's halo
+   rings, which cross a rack's balls and vote for false centres) are replaced by the surface under
+   them, in the half-resolution crop and then near them in the frame; identification reads that frame.
 1. ``fit_cloth`` (``vision.cloth``): the cloth's colour direction (a shadow scales the colour and keeps it) and its
    lit brightness over the image (a quadratic surface), from a sparse grid of pixels, per frame.
 2. ``foreground`` (half resolution): pixels off the cloth's colour, or darker than any shadow.
@@ -30,7 +33,8 @@ Stages, each a function over arrays:
    limit is the larger of a fixed one and twice the frame's median residual (JPEG).
 6. A ball hidden inside a rack shows too little outline; where it touches at least CONTACT_MIN
    located balls, it is placed by those contacts (``place_by_contacts``). Balls cannot overlap
-   (``separate_overlaps``).
+   (``separate_overlaps``). A fit to fewer than FEW_EDGES outline points (a short arc, such as what
+   is left of a halo ring) is a ball only where its square is full of foreground.
 """
 from __future__ import annotations
 
@@ -55,9 +59,15 @@ from vision.candidates import candidates, distinct, fill_fraction
 from vision.cloth import CHROMA_TAN, ClothModel, _off_cloth, fit_cloth, foreground
 from vision.fits import fit_spheres
 from vision.scene import CLOTH, CUSHION, NOSE_FACE, POCKET, RailGeometry, TableScene
+from vision.thin_lines import remove_thin_lines
 
 LINEAR_LUT = srgb_to_linear(np.arange(256)).astype(np.float32)   # 8-bit sRGB -> linear light
 
+LINE_REACH = 0.5                       # ball radii: thin lines of added light (halo rings) this far across
+                                       # are taken out first (pixel-only mode's 0.35: halo x20 92.5 %; 0.5: 95.0 %;
+                                       # 0.65: false balls) ...
+LINE_MIN = 100                         # ... where at least this many half-resolution pixels lie on lines (rendered:
+                                       # clean frames 13-67, stripes' edges and highlights; halo rings 130-765)
 # outline points (full resolution, linear light)
 N_RAYS = 48                            # search lines per ball
 SEARCH_WIDTHS = (3.0, 1.5, 1.5)        # px either side of the predicted outline, per pass (the third: a JPEG-blurred
@@ -83,9 +93,12 @@ FRAME_MIN_FITS = 6                     # noise: JPEG q60 ~0.5 px, clean ~0.08 px
 WHOLE_SHARE = 0.75                     # a ball showing this share of its outline rays measures rho; with at least
 RHO_FRAME_MIN = 3                      # ... this many such balls their median rho (else R) is the prior of the
 RHO_PRIOR_RAYS = 8.0                   # ... last fit, held with this many rays' weight
+FEW_EDGES = 13                         # a ball fitted to fewer outline points than this (a short arc: a halo
+FEW_FILL = 0.75                        # ring's left-over) needs its square this full of foreground
 MIN_EDGES = 8                          # a ball needs at least this many consistent outline points
 MIN_EDGES_PIXELS = 20                  # ... in pixel-only mode, with no table model to vet candidates
-CONTACT_MIN = 4                        # placed by contacts: at least this many touching balls
+CONTACT_MIN = 3                        # placed by contacts: at least this many touching balls (4: halo x20 95.0 %,
+                                       # JPEG 86.2 %; 3: 97.5 %, 87.9 %, no false ball)
 CONTACT_SLACK = 0.004                  # [m] neighbours this close to touching are taken to touch
 CONTACT_FILL = 0.85                    # the square at a placed centre is this full of ball
 
@@ -298,6 +311,7 @@ class TableDetector:
         r_lo, r_hi = float(self.r_map[self.allowed].min()), float(self.r_map[self.allowed].max())
         self.r_map = np.clip(self.r_map, r_lo, r_hi)       # off the table: as on its edge
         self.box = max(3, int(round(1.25 * r_lo)) | 1)
+        self.r_half = float(np.median(self.r_map[self.allowed]))       # a ball's usual half-resolution radius
         self.known_count = cv2.boxFilter(self.known, cv2.CV_32F, (self.box, self.box), normalize=False)
         # sparse grid of cloth samples for the cloth model
         step = 10
@@ -311,6 +325,28 @@ class TableDetector:
         self.coarse_uv = np.meshgrid(cu, cv_)
         self.scale = 1.0 / max(hw, hh)
 
+    def unlined(self, image: np.ndarray, half: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(the frame, its half-resolution crop) with thin lines of added light (a projector's halo
+        rings) replaced by the surface under them (``vision.thin_lines``), where there are at least
+        LINE_MIN such half-resolution pixels (else both as given)."""
+        r_half = self.r_half
+        clean, lined = remove_thin_lines(half, max(1, int(round(LINE_REACH * r_half))))
+        if lined.sum() < LINE_MIN:       # a stripe's edge or a highlight here and there: no halo
+            return image, half
+        u0, v0 = self.crop[:2]
+        near = np.zeros((image.shape[0] // 2, image.shape[1] // 2), bool)
+        near[v0 // 2:v0 // 2 + lined.shape[0], u0 // 2:u0 // 2 + lined.shape[1]] = lined
+        return remove_thin_lines(image, max(1, int(round(2 * LINE_REACH * r_half))), near)[0], clean
+
+    def _fill_at(self, fill_map: np.ndarray, xy: np.ndarray) -> np.ndarray:
+        """(K,) the foreground share fill_map (half resolution) at table positions xy (K, 2) [m]."""
+        px = table_to_pixels(self.cam, np.concatenate([xy, np.full((xy.shape[0], 1), self.R)], axis=1))
+        u0, v0 = self.crop[:2]
+        hw, hh = self.half_size
+        j = np.clip(np.rint((px[:, 0] - u0 - 0.5) / 2).astype(int), 0, hw - 1)
+        i = np.clip(np.rint((px[:, 1] - v0 - 0.5) / 2).astype(int), 0, hh - 1)
+        return fill_map[i, j]
+
     def _holes_near(self, px: np.ndarray):
         """The pocket mask for ``outline_points``, looked up for the balls (centres px (M, 2)) near
         a pocket."""
@@ -322,11 +358,17 @@ class TableDetector:
 
     def detect(self, image: np.ndarray) -> Detections:
         """All balls in a BGR uint8 frame of the camera's size."""
+        return self.detect_unlined(image)[0]
+
+    def detect_unlined(self, image: np.ndarray) -> tuple[Detections, np.ndarray]:
+        """(all balls in a BGR uint8 frame of the camera's size, the frame with its thin lines of added
+        light taken out (``unlined``; the frame itself where it has none): what identification reads)."""
         w, h = self.cam.size
         if image.shape[:2] != (h, w) or image.ndim != 3:
             raise ValueError(f"expected a {w}x{h} BGR image, got shape {image.shape}")
         u0, v0, u1, v1 = self.crop
         half = cv2.resize(image[v0:v1, u0:u1], self.half_size, interpolation=cv2.INTER_AREA)
+        image, half = self.unlined(image, half)
         model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale)
         bright = cv2.resize(model.brightness(*self.coarse_uv).astype(np.float32), self.half_size,
                             interpolation=cv2.INTER_LINEAR)
@@ -334,10 +376,10 @@ class TableDetector:
         cand, fill = candidates(half, fg, self.known, self.known_count, self.allowed, self.r_map, self.box,
                                 self.static_edges)
         if cand.shape[0] == 0:
-            return _empty()
+            return _empty(), image
         px0 = np.stack([2 * cand[:, 0] + 0.5 + u0, 2 * cand[:, 1] + 0.5 + v0], axis=1)
         xy = pixels_to_table(self.cam, px0, self.R)
-        return self.refine(image, xy, fill, model, fill_fraction(fg, self.known, self.known_count, self.box))
+        return self.refine(image, xy, fill, model, fill_fraction(fg, self.known, self.known_count, self.box)), image
 
     def refine(self, image: np.ndarray, xy: np.ndarray, fill: np.ndarray, cloth: ClothModel,
                fill_map: np.ndarray) -> Detections:
@@ -394,14 +436,11 @@ class TableDetector:
         if held.sum() >= FRAME_MIN_FITS:     # a JPEG-blocky frame roughens every outline alike
             rms_max = np.maximum(rms_max, FRAME_RMS_FACTOR * np.median(rms[held]))
         good = (np.abs(rho / R - 1) < RHO_TOLERANCE) & held & (rms < rms_max)
+        few = np.flatnonzero(good & (n_edges < FEW_EDGES))     # a short arc (a halo ring's): a ball only
+        good[few] = self._fill_at(fill_map, xy[few]) >= FEW_FILL  # where its square is full of foreground
         xy, good, placed = place_by_contacts(xy, good, start, R)
         if placed.any():     # an empty gap among balls shows cloth: keep only well-filled ones
-            ppx = table_to_pixels(cam, np.concatenate([xy[placed], np.full((placed.sum(), 1), R)], axis=1))
-            u0, v0 = self.crop[:2]
-            hw, hh = self.half_size
-            j = np.clip(np.rint((ppx[:, 0] - u0 - 0.5) / 2).astype(int), 0, hw - 1)
-            i = np.clip(np.rint((ppx[:, 1] - v0 - 0.5) / 2).astype(int), 0, hh - 1)
-            weak = np.flatnonzero(placed)[fill_map[i, j] < CONTACT_FILL]
+            weak = np.flatnonzero(placed)[self._fill_at(fill_map, xy[placed]) < CONTACT_FILL]
             good[weak] = placed[weak] = False
         xy = separate_overlaps(xy, good, np.where(placed, 0.0, n_edges), R)
         rms = np.where(placed, np.nan, rms)

@@ -16,8 +16,12 @@ in the image instead (the reason for each is in docs/vision.md):
 5. ``fit_outlines``: outline points at the strongest colour step along 48 normals
    (``vision.steps``), three passes narrowing the band (SEARCH_WIDTHS), a robust circle fit
    after each (``fit_circles``); only fits still taken for balls stop their neighbours' normals;
-6. acceptance: enough consistent outline points, a small residual, a radius near the expected one,
-   an inside that is mostly not cloth (``unlike_cloth``, with a pocket's rim and liner, RIM radii
+   the narrower passes about a fitted circle take weaker steps (WEAK_STEP: the low-contrast
+   outline of a ball of the cloth's hue, a green ball on green cloth);
+6. acceptance: enough consistent outline points, a small residual (smaller, WEAK_RMS, when fewer
+   than MIN_POINTS of them are steps of MIN_STEP), a radius near the expected one,
+   an inside that is mostly not cloth (``unlike_cloth``; less of it for a very round fit, a ball
+   of the cloth's hue; with a pocket's rim and liner, RIM radii
    about its hole, counted as cloth: no circle on a cushion's shadow line, a liner or a rim), and
    no overlap with a better-supported ball.
 
@@ -39,7 +43,9 @@ from vision.thin_lines import remove_thin_lines
 SEARCH_WIDTHS = (6.0, 3.0, 2.0)   # px either side of the circle, per pass
 SMOOTH_SIGMA = 1.0                 # px, Gaussian smoothing before the colour derivative
 SHADE_WEIGHT = 0.5                 # a step along the cloth's colour (shade) weighs this much of a colour change
-MIN_STEP = 8.0                     # weakest colour step accepted (8-bit units per half pixel)
+MIN_STEP = 8.0                     # weakest colour step accepted in the first pass (8-bit units per half pixel)
+WEAK_STEP = 5.0                    # ... and in the narrower passes about a fitted circle (a ball of the cloth's hue)
+WEAK_RMS = 0.85                    # px, residual RMS limit of a ball with fewer than MIN_POINTS points of MIN_STEP
 RADIUS_TOLERANCE = 0.3             # a fitted radius within this share of the given one
 MIN_POINTS = 12                    # consistent outline points a ball needs (of 48)
 MIN_ALIVE = 6                      # ... and a fit needs after each pass to stay a candidate
@@ -47,6 +53,8 @@ APART = 1.5                        # accepted balls' centres at least this many 
 RIM = 0.5                          # a pocket's rim and liner: within this many radii of its hole
 RMS_MAX = 1.25                     # px, circle-fit residual RMS of a ball
 UNLIKE_SHARE = 0.4                 # at least this share of a ball's inside is unlike cloth (``unlike_cloth``)
+ROUND_RMS = 0.5                    # px: a fit this round needs only ...
+ROUND_SHARE = 0.25                 # ... this share unlike cloth (a green ball on green cloth)
 GRID_CELLS = 40                    # cloth samples along the image's shorter side
 LINE_REACH = 0.35                  # ball radii: thin lines of added light (halo rings) this far across go
 
@@ -92,26 +100,29 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     k = 2 * int(round(RIM * r_half)) + 1
     rim = cv2.dilate(hole.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
     idx, c, r, rms, n = fit_outlines(smooth, c, float(radius_px),
-                                     lambda c, r: unlike_cloth(image, model, c, r, rim) >= UNLIKE_SHARE,
+                                     lambda c, r: unlike_cloth(image, model, c, r, rim),
                                      model.chroma)
     cloth_v = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2) * model.chroma.max()
     return Detections(px=c, r_px=r, xy=np.full_like(c, np.nan), rms_px=rms, n_edges=n, fill=fill[idx],
                       cloth_v=cloth_v)
 
 
-def fit_outlines(smooth: np.ndarray, c: np.ndarray, radius_px: float, is_ball, cloth: np.ndarray):
+def fit_outlines(smooth: np.ndarray, c: np.ndarray, radius_px: float, unlike, cloth: np.ndarray):
     """Circles fitted to the outline points at the strongest colour step about candidate centres
-    c (M, 2) [px] in a lightly smoothed BGR image: SEARCH_WIDTHS passes, each a robust circle fit.
-    Steps along the cloth's colour (unit BGR direction ``cloth``: shadows, lighting, a halo) weigh
+    c (M, 2) [px] in a lightly smoothed BGR image: SEARCH_WIDTHS passes, each a robust circle fit
+    to the steps of at least MIN_STEP (the first pass) or WEAK_STEP (the narrower ones). Steps
+    along the cloth's colour (unit BGR direction ``cloth``: shadows, lighting, a halo) weigh
     SHADE_WEIGHT of a change of colour. After each pass a fit stays a candidate with at least
-    MIN_ALIVE consistent points, within a radius of where it started, ``is_ball(centres, radii)``
-    ((K,) bool: its inside looks like a ball; from the second pass), and no better fit within a
+    MIN_ALIVE consistent points, within a radius of where it started, ``unlike(centres, radii)``
+    ((K,) the share of its inside unlike cloth, from the second pass) at least UNLIKE_SHARE (at
+    least ROUND_SHARE for a fit with a residual RMS below ROUND_RMS), and no better fit within a
     radius of it (ball-sized fits first, then more points); only those stop their neighbours'
     search lines (the point 1 px beyond the circle inside another circle). The next pass searches
     about each fit's circle, a fit smaller than a ball restarting at radius_px and a larger one
     held at the largest ball size.
     Returns (idx (K,) the candidates accepted, their centres (K, 2), radii (K,), fit RMS (K,) [px],
-    points used (K,)): at least MIN_POINTS points, RMS below RMS_MAX, radius within
+    points used (K,)): at least MIN_POINTS points, RMS below RMS_MAX (below WEAK_RMS unless
+    MIN_POINTS of the points are steps of MIN_STEP: a ragged weak outline is no ball), radius within
     RADIUS_TOLERANCE of radius_px, and of two closer than APART radii (balls do not overlap: a
     circle on a projector's halo ring beside a ball) the one with more points."""
     dirs = ray_directions()
@@ -122,20 +133,23 @@ def fit_outlines(smooth: np.ndarray, c: np.ndarray, radius_px: float, is_ball, c
     for i, half_width in enumerate(SEARCH_WIDTHS):
         pts, strength = step_points(smooth, c, r, half_width, cloth, SHADE_WEIGHT)
         circle = c[:, None, :] + r[:, None, None] * dirs[None]
-        valid = (strength >= MIN_STEP) & ~near_neighbours(circle, c, r, 1.0)
+        valid = (strength >= (WEAK_STEP if i else MIN_STEP)) & ~near_neighbours(circle, c, r, 1.0)
         c, r, rms, tw = fit_circles(pts, valid, c, r)
         n = (tw > 0.5).sum(axis=1)
+        n_strong = ((tw > 0.5) & (strength >= MIN_STEP)).sum(axis=1)
         alive = (n >= MIN_ALIVE) & (np.linalg.norm(c - start, axis=1) < radius_px)
         if i:                             # (the first pass's circles may still be off their balls)
-            alive[alive] = is_ball(c[alive], np.clip(r[alive], r_lo, r_hi))
+            share = unlike(c[alive], np.clip(r[alive], r_lo, r_hi))
+            alive[alive] = share >= np.where(rms[alive] < ROUND_RMS, ROUND_SHARE, UNLIKE_SHARE)
         sized = (r > r_lo) & (r < r_hi)   # a fit of a ball's size before one that is not (a halo ring)
         keep = distinct(c[alive], (n + sized * N_RAYS)[alive], radius_px)
         keep = np.flatnonzero(alive)[keep]
         idx, c, r, rms, n, start, sized = idx[keep], c[keep], r[keep], rms[keep], n[keep], start[keep], sized[keep]
+        n_strong = n_strong[keep]
         # a fit too big for a ball (a halo ring) is held at the largest ball size, so it claims no
         # neighbour's edges; one too small (a number disc's edge on a ball of the cloth's colour)
         # starts again at the ball's size, so the next, narrower band lies on the outline
         r = np.where(r < r_lo, radius_px, np.minimum(r, r_hi))
-    good = np.flatnonzero(sized & (n >= MIN_POINTS) & (rms < RMS_MAX))
+    good = np.flatnonzero(sized & (n >= MIN_POINTS) & (rms < np.where(n_strong >= MIN_POINTS, RMS_MAX, WEAK_RMS)))
     good = good[distinct(c[good], n[good], APART * radius_px)]   # balls do not overlap
     return idx[good], c[good], r[good], rms[good], n[good]

@@ -1,15 +1,9 @@
-"""The wider rendered domain (vision.render_domain): the renderer does what its options say, and the
-registered detector is scored across the domain against the rendered truth.
+"""The wider rendered domain (vision.render_domain): the renderer does what its options say, and
+both detector modes are scored across the domain against the rendered truth.
 
-The thresholds are the figures reached (issue 21, helper-12), NOT the issue's targets (recall 100 %,
-RMS <= 0.5 mm, identity >= 99 %): on cloth colour / texture / gradient / exposure / white balance
-together, recall 40/42 (95.2 %), 0 false, 0.49 mm RMS, identity 97.5 %; with a projector, halo rings,
-glints and JPEG, recall 48.5 % (the projector's lit area alone cost half the balls), 0 false; with the
-lit-cloth wedge and the radius-relative residual limit (helper-20) 54.5 % there, 90.9 % under the
-projector alone. With each ball's own cloth colour and added light, a third outline pass, a rho prior
-and the frame's own residual level (helper-31): gentle 95.2 % / 0.20 mm / identity 100 %; hard
-63.6 % / identity 100 %; projector 92.7 % / 0.50 mm / identity 100 %; JPEG q60 85.5 %; sheen and
-rail glints 100 % / 0.39 mm."""
+The thresholds are the figures reached, NOT issue 21's targets (recall 100 %, RMS <= 0.5 mm,
+identity >= 99 %); each test's comment gives the figure measured and what it was before the stage
+that raised it. docs/vision.md ("Limits") has the per-condition figures."""
 from __future__ import annotations
 
 import numpy as np
@@ -27,6 +21,7 @@ from vision.render_domain import Domain, DomainRenderer, oblique_camera, sample_
 from vision.scene import CLOTH
 
 GENTLE = dict(projector=(0.0, 0.5, 0.5, 0.3, 0.3), halo=0.0, sheen=0.0, rail_glints=0.0, jpeg_quality=0)
+HARD = dict(projector=(0.6, 0.5, 0.5, 0.3, 0.3), halo=0.6, halo_share=0.5, sheen=0.2, rail_glints=1.0, jpeg_quality=80)
 
 
 def _frames(sc, domains, seed):
@@ -36,6 +31,13 @@ def _frames(sc, domains, seed):
         st = rack(sc.table, sc.R, rng) if k == 0 else random_layout(sc.table, sc.R, rng)
         out.append(DomainRenderer(sc, d, seed=k).render(st, rng))
     return out
+
+
+def _hard_frames(sc):
+    """The hard options' 3 frames (a rack first): random cloth, light and colour balance, with a
+    projector's lit area and halo rings, sheen, rail glints and JPEG at quality 80."""
+    rng = np.random.default_rng(22)
+    return _frames(sc, [Domain(**{**sample_domain(rng).__dict__, **HARD}) for _ in range(3)], 8)
 
 
 def _score(sc, vision, frames):
@@ -98,13 +100,25 @@ def test_detector_on_projector_halo_glints_and_jpeg(synthetic_camera, vision):
     the balls found are named (the projector's and sheen's added light taken off each ball first:
     66.7 % named without)."""
     sc, _ = synthetic_camera
-    rng = np.random.default_rng(22)
-    doms = [Domain(**{**sample_domain(rng).__dict__, "projector": (0.6, 0.5, 0.5, 0.3, 0.3), "halo": 0.6,
-                      "halo_share": 0.5, "sheen": 0.2, "rail_glints": 1.0, "jpeg_quality": 80}) for _ in range(3)]
-    s = _score(sc, vision, _frames(sc, doms, 8))
+    s = _score(sc, vision, _hard_frames(sc))
     assert s.false == 0
-    assert s.recall >= 0.6          # 21/33 = 63.6 % measured (54.5 % before helper-31, 48.5 % before the wedge)
+    assert s.recall >= 0.69         # 23/33 = 69.7 % measured (63.6 % before the halo rings were taken out and
+                                    # 3 contacts placed a ball, 54.5 % before helper-31, 48.5 % before the wedge)
     assert s.identity >= 0.99       # 100 % measured
+
+
+def test_detector_under_halo_rings(synthetic_camera, vision):
+    """A projector's halo rings (white lines round the balls, across a rack's balls too), 4 frames (a
+    rack and 3 random layouts): the rings are taken out before the cloth model and the candidates
+    (``TableDetector.unlined``) and arcs of ring left over are no balls (FEW_EDGES). No false ball;
+    recall 38/43 = 88.4 % measured (81.4 % with the rings left in; 86.0 % with pixel-only mode's
+    narrower line reach), RMS 0.43 mm, identity 97.4 % (97.1 %)."""
+    sc, _ = synthetic_camera
+    s = _score(sc, vision, _frames(sc, [Domain(halo=0.6, halo_share=0.5)] * 4, 5))
+    assert s.false == 0
+    assert s.recall >= 0.88
+    assert s.rms_mm <= 0.5
+    assert s.identity >= 0.97
 
 
 def _foreground_share(image):
@@ -140,11 +154,12 @@ def test_projector_lit_cloth_is_cloth(synthetic_camera, vision):
 def test_detector_through_jpeg_and_sheen(synthetic_camera, vision):
     """JPEG q60 (blocky, chroma-smeared outlines: the frame's own residual level sets the fit limit)
     and cloth sheen with rail-cap glints (whitened cloth: each ball's own cloth colour), 4 frames each
-    (a rack and 3 random layouts): no false ball; JPEG recall 85.5 % measured (67.3 % before), sheen
-    100 % (90.9 % before) at 0.39 mm RMS (0.72 mm before)."""
+    (a rack and 3 random layouts): no false ball; JPEG recall 87.3 % measured (85.5 % with 4 contacts
+    needed to place a rack's hidden ball, 67.3 % before the frame's residual level), sheen 100 % (90.9 %
+    before) at 0.39 mm RMS (0.72 mm before)."""
     sc, _ = synthetic_camera
     s = _score(sc, vision, _frames(sc, [Domain(jpeg_quality=60)] * 4, 5))
-    assert s.false == 0 and s.recall >= 0.85
+    assert s.false == 0 and s.recall >= 0.87
     s = _score(sc, vision, _frames(sc, [Domain(sheen=0.2, rail_glints=1.0)] * 4, 5))
     assert s.false == 0 and s.recall == 1.0
     assert s.rms_mm <= 0.45 and s.identity >= 0.99
@@ -178,9 +193,10 @@ def test_pixel_only_mode_on_cloth_light_and_colour_balance(synthetic_camera):
     """Pixel-only mode (no camera model) across random cloth colour and texture, lighting
     gradient, exposure and white balance, on random layouts (no rack: without a table model a
     rack's inner balls are not placed): no false ball (a pocket on a dark cloth is a hole, not a
-    black ball), recall at the figure reached (46 of 49 measured: green balls on a green-ish cloth,
-    and a ball in a jaw whose inside is half within a pocket's rim band), centres within a pixel of
-    the projected ones (median; 0.07 px measured)."""
+    black ball), recall at the figure reached (48 of 49 measured, 46 before the weak steps of the
+    narrower outline passes and the round fits' smaller unlike share took in two green balls on a
+    green-ish cloth; the miss: a ball in a jaw whose inside is half within a pocket's rim band),
+    centres within a pixel of the projected ones (median; 0.07 px measured)."""
     sc, _ = synthetic_camera
     rng = np.random.default_rng(24)
     s = Score()
@@ -189,7 +205,7 @@ def test_pixel_only_mode_on_cloth_light_and_colour_balance(synthetic_camera):
         f = DomainRenderer(sc, d, seed=k).render(random_layout(sc.table, sc.R, rng), rng)
         s.add(f.truth.ids, f.truth.centre_px, detect_in_pixels(f.image, 12.8).px, None, 6.0)
     assert s.false == 0
-    assert s.recall >= 0.93
+    assert s.recall >= 0.97
     assert np.median(s.errors) < 1.0
 
 
@@ -220,9 +236,6 @@ def test_pixel_only_mode_on_projector_halo_glints_and_jpeg(synthetic_camera):
     (2; 6 before the play area's sides were squared up: a rail lit into the cloth's colour bent them
     out over its markers and diamonds)."""
     sc, _ = synthetic_camera
-    rng = np.random.default_rng(22)
-    doms = [Domain(**{**sample_domain(rng).__dict__, "projector": (0.6, 0.5, 0.5, 0.3, 0.3), "halo": 0.6,
-                      "halo_share": 0.5, "sheen": 0.2, "rail_glints": 1.0, "jpeg_quality": 80}) for _ in range(3)]
-    s = _pixel_score(_frames(sc, doms, 8))
+    s = _pixel_score(_hard_frames(sc))
     assert s.recall >= 0.5
     assert s.false <= 2

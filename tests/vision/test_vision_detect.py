@@ -7,6 +7,8 @@ from scipy.optimize import linear_sum_assignment
 from planner.state import TableState
 from vision.camera import sphere_silhouettes, table_to_pixels
 from vision.detect_pixels import detect_in_pixels
+from vision.layouts import rack
+from vision.render_domain import Domain, DomainRenderer
 
 
 def test_sweep_finds_every_ball_to_half_a_millimetre(sweep):
@@ -124,3 +126,31 @@ def test_rho_prior_steadies_a_partial_outline(synthetic_camera):
     _, rho, _, _ = fit_spheres(cam.centre, rays, np.ones((1, 16), bool), start, R, R, px_per_m,
                                rho_prior=1.02 * R, prior_weight=1e9)
     assert abs(rho[0] - 1.02 * R) < 1e-6
+
+
+
+
+def test_halo_rings_are_taken_out_before_detection(synthetic_camera, vision):
+    """A projector's halo ring round every ball of a rack (vision.render_domain, 6 racks): the frame
+    the detector reads has part of the rings' pixels (40+ levels added) back within 15 levels of the
+    same frame rendered without rings (12 % measured in a rack, 31 % on a random layout: the rest
+    cross or meet another ring or a ball's edge), and more balls are found to a millimetre with fewer
+    false balls than on the frame as shot: 27 of 96 and 3 false measured, 14 and 20 before (the
+    issue's target, every ball, is far off for racks ringed all through)."""
+    sc, _ = synthetic_camera
+    found = false = 0
+    for seed in range(6):
+        state = rack(sc.table, sc.R, np.random.default_rng(seed))
+        ringed = DomainRenderer(sc, Domain(halo=0.6, halo_share=1.0), 0).render(state, np.random.default_rng(4))
+        det, clean = vision.detector.detect_unlined(ringed.image)
+        d = np.linalg.norm(state.pos[:, None] - det.xy[None], axis=-1)
+        found += int((d.min(axis=1) < 0.001).sum())
+        false += int((d.min(axis=0) > sc.R).sum())
+        if seed == 0:
+            plain = DomainRenderer(sc, Domain(), 0).render(state, np.random.default_rng(4)).image.astype(int)
+            drawn = np.abs(ringed.image.astype(int) - plain).max(axis=2) >= 40
+            back = np.abs(clean.astype(int) - plain).max(axis=2)[drawn]
+            assert drawn.sum() > 1000
+            assert (back < 15).mean() >= 0.1
+    assert found >= 25
+    assert false <= 4

@@ -92,9 +92,58 @@ def test_a_fit_on_a_number_disc_starts_again_at_the_balls_size():
     img = _discs((100, 100), [(cx, cy, 12.8, (20.0, 80.0, 15.0)), (cx, cy, 5.5, (235.0, 235.0, 235.0))])
     smooth = cv2.GaussianBlur(img, (0, 0), 1.0)
     _, c, r, _, _ = fit_outlines(smooth, np.array([[cx + 0.2, cy - 0.1]]), 12.8,
-                                 lambda c, r: np.ones(len(c), bool), _unit(CLOTH_BGR))
+                                 lambda c, r: np.ones(len(c)), _unit(CLOTH_BGR))
     assert len(c) == 1
     assert np.linalg.norm(c[0] - (cx, cy)) < 0.1 and abs(r[0] - 12.8) < 0.3
+
+
+def _ragged_ball(bgr, wobble):
+    """A 100 x 100 BGR image: a ball of colour ``bgr`` (radius 12.8 px + wobble sin 5 theta) with a
+    white number disc (radius 5.5 px) on CLOTH_BGR, 8 x 8 supersampled, camera blur 1.2 px."""
+    ss = 8
+    yy, xx = np.mgrid[0:100 * ss, 0:100 * ss]
+    x, y = (xx + 0.5) / ss - 0.5 - 50.3, (yy + 0.5) / ss - 0.5 - 49.6
+    rr, th = np.hypot(x, y), np.arctan2(y, x)
+    img = np.broadcast_to(CLOTH_BGR, rr.shape + (3,)).copy()
+    img[rr <= 12.8 + wobble * np.sin(5 * th)] = bgr
+    img[rr <= 5.5] = 235.0
+    img = img.reshape(100, ss, 100, ss, 3).mean(axis=(1, 3))
+    return np.clip(np.rint(cv2.GaussianBlur(img, (0, 0), 1.2)), 0, 255).astype(np.uint8)
+
+
+def test_a_ball_of_the_cloths_hue_is_fitted_to_its_weak_outline_and_a_ragged_one_is_not():
+    """A green ball only a little darker than the green cloth, number disc up: its outline's colour
+    steps are all weaker than MIN_STEP (5-6 levels per half pixel, measured), so only the disc
+    guides the first pass; the narrower passes take the weak steps and find the outline (centre
+    within 0.1 px, radius within 0.3 px). Such weak steps must lie on a round outline: the same
+    ball with a wavy outline (1.6 px waves, residual about 1 px) is no ball, while a ball of clear
+    contrast with the same waves still is (its steps are strong)."""
+    def fit(img):
+        smooth = cv2.GaussianBlur(img, (0, 0), 1.0)
+        return fit_outlines(smooth, np.array([[50.5, 49.5]]), 12.8,
+                            lambda c, r: np.ones(len(c)), _unit(CLOTH_BGR))
+    weak = np.array([35.0, 105.0, 25.0])
+    smooth = cv2.GaussianBlur(_ragged_ball(weak, 0.0), (0, 0), 1.0)
+    assert step_points(smooth, np.array([[50.3, 49.6]]), np.array([12.8]), 2.0)[1].max() < 8.0
+    _, c, r, _, _ = fit(_ragged_ball(weak, 0.0))
+    assert len(c) == 1
+    assert np.linalg.norm(c[0] - (50.3, 49.6)) < 0.1 and abs(r[0] - 12.8) < 0.3
+    assert len(fit(_ragged_ball(weak, 1.6))[1]) == 0
+    assert len(fit(_ragged_ball(np.array([20.0, 80.0, 15.0]), 1.6))[1]) == 1
+
+
+def test_a_round_fit_needs_less_of_its_inside_unlike_cloth():
+    """A ball of the cloth's hue has an inside only partly unlike cloth (its number disc, its
+    highlight): a round fit (residual below ROUND_RMS) with 30 % of its inside unlike cloth is
+    a ball, a wavy one (residual about 1 px) with the same inside is not; with 45 % both are."""
+    def fit(img, share):
+        smooth = cv2.GaussianBlur(img, (0, 0), 1.0)
+        return fit_outlines(smooth, np.array([[50.5, 49.5]]), 12.8,
+                            lambda c, r: np.full(len(c), share), _unit(CLOTH_BGR))[1]
+    clear = np.array([20.0, 80.0, 15.0])
+    assert len(fit(_ragged_ball(clear, 0.0), 0.3)) == 1
+    assert len(fit(_ragged_ball(clear, 1.6), 0.3)) == 0
+    assert len(fit(_ragged_ball(clear, 1.6), 0.45)) == 1
 
 
 def test_touching_discs_give_one_candidate_each_and_a_speck_none():
