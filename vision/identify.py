@@ -29,8 +29,6 @@ CORE_SHARE = 0.75         # ... and the median saturation and value within this 
 WHITE_MAX_SAT = 75        # HSV saturation (0-255) below which a bright pixel is white
 BLACK_MAX_VAL = 45        # HSV value (0-255) below which a pixel is black
 CONFIDENT = 0.6           # claim a number only at this confidence
-WHITE_REF_PIXELS = 20     # a ball with this many white samples (cue, stripe caps) gives a white value ...
-WHITE_REF_PCT = 75        # ... and this percentile of those is the frame's (in a rack neighbours shade white caps)
 # snooker (plain balls) by the median pixel: white is unsaturated, pink the one pale colour, black
 # much darker than the lit cloth (coloured balls are at least about as bright as it)
 SNOOKER_WHITE_SAT = 40.0  # median HSV saturation (0-255) below which a ball is white
@@ -99,18 +97,12 @@ _GRID = _unit_disc_grid()
 
 
 def ball_features(image: np.ndarray, px: np.ndarray, r_px: np.ndarray, cloth_v: np.ndarray,
-                  added: np.ndarray | None = None, white_reference: bool = False) -> BallFeatures:
+                  added: np.ndarray | None = None) -> BallFeatures:
     """Features of balls at pixel centres px (M, 2) with outline radii r_px (M,) in a BGR image;
     cloth_v: (M,) the lit cloth's HSV value (0-255) beside each ball; added: None or (M,) white light
     added about each ball in linear units (a projector, ``vision.detect.added_light``), taken off
     the ball's pixels in linear light first (it whitens a ball as it whitens the cloth). Pixels are
-    taken on a lattice of about 390 points within SAMPLE_SHARE of each outline radius (nearest pixel).
-
-    white_reference: rel_v and v_med are taken against the frame's white ball pixels instead of the
-    cloth (the WHITE_REF_PCT percentile over the balls showing WHITE_REF_PIXELS white pixels of their
-    75th-percentile value, times the prototypes' cloth-to-white value ratio): a cloth of another colour or shade moves the
-    cloth's value, not the white's (on the rendered domain the spread of rel_v per colour falls from
-    0.12-0.28 to 0.06-0.10 on the cloth's scale). Without such a ball, cloth_v is used."""
+    taken on a lattice of about 390 points within SAMPLE_SHARE of each outline radius (nearest pixel)."""
     M = px.shape[0]
     h, w = image.shape[:2]
     if M == 0:
@@ -133,15 +125,6 @@ def ball_features(image: np.ndarray, px: np.ndarray, r_px: np.ndarray, cloth_v: 
            "hue": np.full(M, np.nan), "rel_v": np.full(M, np.nan), "spread": np.full(M, np.nan),
            "sat": np.median(hsv[:, core, 1], axis=1),
            "v_med": np.median(hsv[:, core, 2], axis=1) / np.maximum(cloth_v, 1.0)}
-    if white_reference:
-        n_w = white.sum(1)
-        has = n_w >= WHITE_REF_PIXELS
-        if has.any():        # each such ball's white pixels' 75th-percentile value (others sort first)
-            v = np.sort(np.where(white, hsv[..., 2], -np.inf)[has], axis=1)
-            w75 = v[np.arange(v.shape[0]), G - n_w[has] + np.floor(0.75 * (n_w[has] - 1)).astype(np.intp)]
-            ref = float(np.percentile(w75, WHITE_REF_PCT)) * _hsv(CLOTH_SRGB)[2] / _hsv(BALL_SRGB[0])[2]
-            cloth_v = np.full(M, ref)
-            out["v_med"] = np.median(hsv[:, core, 2], axis=1) / ref
     ang = hsv[..., 0] * (np.pi / 90.0)
     wgt = hsv[..., 1] * col
     hue = (np.degrees(np.arctan2((wgt * np.sin(ang)).sum(1), (wgt * np.cos(ang)).sum(1))) / 2) % 180

@@ -55,7 +55,7 @@ class TableVision:
     def detect(self, image: np.ndarray) -> tuple[Detections, list[BallObservation]]:
         """Detections and their observations (with 8-ball identities) for a BGR frame."""
         det, image = self.detector.detect_unlined(image)
-        ident = identify(ball_features(image, det.px, det.r_px, det.cloth_v, det.added, white_reference=True))
+        ident = identify(ball_features(image, det.px, det.r_px, det.cloth_v, det.added))
         obs = [BallObservation(x_px=float(det.px[i, 0]), y_px=float(det.px[i, 1]), r_px=float(det.r_px[i]),
                                label=ident.labels[i], confidence=float(ident.confidence[i]),
                                x_m=float(det.xy[i, 0]), y_m=float(det.xy[i, 1]),
