@@ -2,11 +2,14 @@
 
 * ``fit_cloth``: the cloth's colour direction (a shadow scales a colour and keeps its direction)
   and a quadratic surface of its lit brightness, from a sparse grid of pixels, per frame;
-* ``foreground``: pixels off the cloth's colour, or darker than any shadow;
+* ``foreground``: pixels off the cloth's colour, or darker than any shadow (or, if asked, much
+  brighter than the lit cloth);
 * ``hole_mask`` (pixel-only mode): dark regions wider than a ball (pocket holes), which no ball
   centre can be in;
 * ``unlike_cloth`` (pixel-only mode): how much of a fitted circle's inside is clearly not cloth (a
-  circle of outline points can also form on a cushion's shadow line or a pocket's liner).
+  circle of outline points can also form on a cushion's shadow line or a pocket's liner);
+* ``added_light_field`` / ``take_off_light`` (registered mode): the light a projector adds across
+  the cloth, fitted and taken off the frame in linear light.
 """
 from __future__ import annotations
 
@@ -16,7 +19,7 @@ import cv2
 import numpy as np
 
 from planner.jit import njit
-from vision.balls import srgb_to_linear
+from vision.balls import linear_to_srgb, srgb_to_linear
 
 CHROMA_TAN = np.tan(np.radians(5.0))   # colour further than this angle from the cloth's: not cloth
 DARK_FRACTION = 0.42                   # darker than this share of the lit cloth: not cloth (the 8)
@@ -174,7 +177,7 @@ def off_cloth(f, chroma, light, lo, hi):
 
 
 @njit(cache=True)
-def _classify(half, chroma, light, lo, hi, bright, hole, tan2, dark_fraction, hole_lit, hole_dark):
+def _classify(half, chroma, light, lo, hi, bright, hole, tan2, dark_fraction, hole_lit, hole_dark, brighter):
     h, w = half.shape[0], half.shape[1]
     out = np.zeros((h, w), np.uint8)
     with_hole = hole.shape[0] == h
@@ -188,7 +191,7 @@ def _classify(half, chroma, light, lo, hi, bright, hole, tan2, dark_fraction, ho
                 bits |= 1
             a_floor = max(a, 0.25 * lit)
             off = off2 > tan2 * a_floor * a_floor
-            dark = a < dark_fraction * lit
+            dark = a < dark_fraction * lit or a > brighter * lit
             if with_hole and hole[y, x]:      # in a pocket dark is the hole, and near-black colour is noise
                 dark = False
                 off = off and a > hole_lit * lit
@@ -201,7 +204,7 @@ def _classify(half, chroma, light, lo, hi, bright, hole, tan2, dark_fraction, ho
 
 
 def classify(half: np.ndarray, model: ClothModel, bright: np.ndarray,
-             hole: np.ndarray | None = None) -> np.ndarray:
+             hole: np.ndarray | None = None, brighter: float = np.inf) -> np.ndarray:
     """(h, w) uint8 bits of each pixel of a BGR uint8 image given the cloth model: CLOTH (within
     CHROMA_TAN of the cloth's colour and brighter than DARK_FRACTION of the lit cloth), FOREGROUND
     (further than CHROMA_TAN from the cloth's colour, judged against at least a quarter of the lit
@@ -209,18 +212,19 @@ def classify(half: np.ndarray, model: ClothModel, bright: np.ndarray,
 
     bright: (h, w) the lit cloth brightness ``model.brightness`` at each pixel; hole: (h, w) bool
     where the empty table shows a pocket (there dark is the hole, not foreground: only colour
-    brighter than HOLE_LIT of the lit cloth counts)."""
+    brighter than HOLE_LIT of the lit cloth counts); brighter: FOREGROUND also where brighter than
+    this many times the lit cloth (a white ball on a cloth of its hue; default: never)."""
     none = np.zeros((1, 1), np.bool_)
     return _classify(np.ascontiguousarray(half, np.uint8), model.chroma.astype(np.float64),
                      model.light.astype(np.float64), float(model.lit[0]), float(model.lit[1]),
                      np.ascontiguousarray(bright, np.float32), none if hole is None else np.ascontiguousarray(hole),
-                     CHROMA_TAN ** 2, DARK_FRACTION, HOLE_LIT, HOLE_DARK_SHARE)
+                     CHROMA_TAN ** 2, DARK_FRACTION, HOLE_LIT, HOLE_DARK_SHARE, float(brighter))
 
 
 def foreground(half: np.ndarray, model: ClothModel, bright: np.ndarray,
-               hole: np.ndarray | None = None) -> np.ndarray:
+               hole: np.ndarray | None = None, brighter: float = np.inf) -> np.ndarray:
     """(h, w) uint8 mask (255 = not cloth) of a BGR image given the cloth model (``classify``)."""
-    return (classify(half, model, bright, hole) & FOREGROUND) * np.uint8(255 // FOREGROUND)
+    return (classify(half, model, bright, hole, brighter) & FOREGROUND) * np.uint8(255 // FOREGROUND)
 
 
 def hole_mask(classes: np.ndarray, radius: float) -> np.ndarray:
@@ -261,3 +265,133 @@ def unlike_cloth(image: np.ndarray, model: ClothModel, centres: np.ndarray, radi
     unlike = off | (a > UNLIKE_BRIGHT * lit) | (a < UNLIKE_DARK * lit)
     in_hole = hole[np.minimum(v // 2, hole.shape[0] - 1), np.minimum(u // 2, hole.shape[1] - 1)]
     return (unlike & ~in_hole).mean(axis=1)
+
+
+# ---- a projector's light added to the frame (registered mode) ------------------------------------
+LINEAR_LUT = srgb_to_linear(np.arange(256)).astype(np.float32)     # 8-bit sRGB -> linear light
+SRGB_LUT = np.rint(linear_to_srgb(np.linspace(0.0, 1.0, 16385))).astype(np.uint8)   # linear -> 8-bit sRGB
+LIGHT_SIGMA = 1.5          # ball radii: the added light is fitted over the cloth at this scale (1.0: projector x20
+                           # 99.6 %, 0.31 mm; 1.5: 100 %, 0.36 mm) ...
+LIGHT_COARSE = 8           # ... on a grid this many half-resolution pixels apart (4: x20 0.29 mm, +2 ms)
+LIGHT_UNLIT_SHARE = 10.0   # percent of the cloth samples, the least white: the unlit cloth's colour
+LIGHT_ROBUST = 0.02        # linear units: samples this far from the first fit are left out of the second (a
+                           # ball of the cloth's hue in the lit area)
+LIGHT_SUPPORT = 0.05       # a local linear fit needs this Gaussian weight of cloth samples, else a local mean
+LIGHT_FLOOR = 2            # no channel is taken below this 8-bit level (a black pixel would pass as cloth)
+
+
+@dataclass(frozen=True)
+class AddedLight:
+    """field: (h, w) float32, the light added at each half-resolution pixel, so that ``field * colour``
+    is the linear BGR light added there; colour: (3,) its linear BGR colour (white: (1, 1, 1))."""
+    field: np.ndarray
+    colour: np.ndarray
+
+
+def added_light_field(half: np.ndarray, model: ClothModel, bright: np.ndarray, table: np.ndarray,
+                      radius: float) -> AddedLight:
+    """The light a projector adds across the cloth, from a half-resolution BGR uint8 image (h, w, 3),
+    its cloth model and lit brightness (h, w) (``classify``), where the table's cloth is ``table``
+    (h, w) bool, and the ball radius [half-resolution px].
+
+    Light a projector adds is additive: a cloth pixel is k u + w l in linear light with u the unlit
+    cloth's colour, l the light's and k, w >= 0 per pixel (shading, texture and exposure scale k).
+    On a grid LIGHT_COARSE px apart, from its cloth-coloured table cells (CLOTH in ``classify``):
+    the samples span the plane of u and l (its normal: the least eigenvector of their second
+    moments); l is white projected into it (a tinted projector stays in the plane), u the median
+    colour of the LIGHT_UNLIT_SHARE least white samples; w by least squares. The field of w is a
+    local linear fit (first-order normalized convolution, Knutsson & Westin 1993, 'Normalized and
+    differential convolution', CVPR, Sec. 3) with a Gaussian of LIGHT_SIGMA ball radii, refitted
+    once without the samples LIGHT_ROBUST off it; it fills the balls and follows a lit area's slope
+    across them. Raises ValueError with fewer than 12 cloth samples."""
+    h, w = table.shape
+    q = LIGHT_COARSE
+    size = (w // q, h // q)
+    small = cv2.resize(half, size, interpolation=cv2.INTER_AREA)
+    on = cv2.resize(table.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0.999
+    m = on & ((classify(small, model, cv2.resize(bright, size, interpolation=cv2.INTER_AREA)) & CLOTH) > 0)
+    lin = LINEAR_LUT[small].astype(np.float64)
+    x = lin[m]
+    if x.shape[0] < 12:
+        raise ValueError("too little cloth seen to fit a projector's light")
+    unit = x / np.maximum(np.linalg.norm(x, axis=1, keepdims=True), 1e-9)
+    normal = np.linalg.eigh(unit.T @ unit)[1][:, 0]
+    light = np.ones(3) - normal.sum() * normal
+    white = light / np.linalg.norm(light)
+    t = (unit @ white) / np.maximum(np.linalg.norm(unit - np.outer(unit @ white, white), axis=1), 1e-9)
+    unlit = np.median(unit[t <= np.percentile(t, LIGHT_UNLIT_SHARE)], axis=0)
+    amount = lin @ np.linalg.pinv(np.stack([unlit, light], axis=1))[1]
+    sigma = LIGHT_SIGMA * radius / q
+    fit = _local_linear(amount, m, sigma)
+    fit = _local_linear(amount, m & (np.abs(amount - fit) < LIGHT_ROBUST), sigma)
+    field = cv2.resize(np.maximum(fit, 0.0).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
+    return AddedLight(field=field, colour=light.astype(np.float32))
+
+
+def _local_linear(values: np.ndarray, mask: np.ndarray, sigma: float) -> np.ndarray:
+    """(h, w) at each pixel the value of the plane fitted by least squares to ``values`` (h, w) at
+    the pixels ``mask`` with Gaussian weights of ``sigma`` px about it; the weighted mean where the
+    weight of the mask there is below LIGHT_SUPPORT (first-order normalized convolution)."""
+    h, w = values.shape
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    yy -= h / 2
+    xx -= w / 2                   # centred: float32 keeps the moments' differences
+    mk = mask.astype(np.float32)
+    values = values.astype(np.float32)
+
+    def g(a):
+        return cv2.GaussianBlur(a, (0, 0), sigma)
+    s0, gx, gy = g(mk), g(mk * xx), g(mk * yy)
+    sx, sy = gx - xx * s0, gy - yy * s0                       # moments of (q - p) about each pixel p
+    sxx = g(mk * xx * xx) - 2 * xx * gx + xx * xx * s0
+    syy = g(mk * yy * yy) - 2 * yy * gy + yy * yy * s0
+    sxy = g(mk * xx * yy) - xx * gy - yy * gx + xx * yy * s0
+    mv = mk * values
+    b0 = g(mv)
+    bx, by = g(mv * xx) - xx * b0, g(mv * yy) - yy * b0
+    # the constant term of [[s0 sx sy] [sx sxx sxy] [sy sxy syy]] c = [b0 bx by] (Cramer's rule)
+    det = s0 * (sxx * syy - sxy * sxy) - sx * (sx * syy - sxy * sy) + sy * (sx * sxy - sxx * sy)
+    num = b0 * (sxx * syy - sxy * sxy) - sx * (bx * syy - sxy * by) + sy * (bx * sxy - sxx * by)
+    mean = b0 / np.maximum(s0, 1e-9)
+    ok = (s0 >= LIGHT_SUPPORT) & (np.abs(det) > 1e-9 * np.maximum(s0, 1e-9) ** 3)
+    return np.where(ok, num / np.where(ok, det, 1.0), mean)
+
+
+def take_off_light(image: np.ndarray, light: AddedLight, origin: tuple = (0, 0), step: int = 1,
+                   near: np.ndarray | None = None) -> np.ndarray:
+    """A copy of a BGR uint8 image with ``light`` taken off in linear light, where its field covers
+    it: field pixel (i, j) is the image's step x step block from (u0 + step j, v0 + step i) (origin
+    (u0, v0); step 1: the half-resolution crop, 2: the full frame); only the field's pixels ``near``
+    ((h, w) bool, None: all). A pixel loses at most what leaves each channel at LIGHT_FLOOR (where
+    the field is too high: a dark pocket, the black ball)."""
+    none = np.ones((1, 1), np.bool_)
+    return _take_off(np.ascontiguousarray(image), light.field, light.colour, LINEAR_LUT, SRGB_LUT,
+                     int(origin[0]), int(origin[1]), int(step), none if near is None else np.ascontiguousarray(near),
+                     LINEAR_LUT[LIGHT_FLOOR])
+
+
+@njit(cache=True)
+def _take_off(img, field, colour, lut, srgb, u0, v0, step, near, floor):
+    h, w = img.shape[0], img.shape[1]
+    out = img.copy()
+    hh, hw = field.shape
+    every = near.shape[0] != hh
+    n = np.float32(srgb.size - 1)
+    inv = np.zeros(3, np.float32)
+    for c in range(3):
+        if colour[c] > 0.0:
+            inv[c] = 1.0 / colour[c]
+    for i in range(hh):
+        for j in range(hw):
+            a0 = field[i, j]
+            if a0 <= 0.0 or not (every or near[i, j]):
+                continue
+            for y in range(v0 + step * i, min(h, v0 + step * (i + 1))):
+                for x in range(u0 + step * j, min(w, u0 + step * (j + 1))):
+                    l0, l1, l2 = lut[img[y, x, 0]], lut[img[y, x, 1]], lut[img[y, x, 2]]
+                    a = min(a0, (l0 - floor) * inv[0], (l1 - floor) * inv[1], (l2 - floor) * inv[2])
+                    if a > 0.0:
+                        out[y, x, 0] = srgb[int((l0 - a * colour[0]) * n + 0.5)]
+                        out[y, x, 1] = srgb[int((l1 - a * colour[1]) * n + 0.5)]
+                        out[y, x, 2] = srgb[int((l2 - a * colour[2]) * n + 0.5)]
+    return out

@@ -15,7 +15,11 @@ Stages, each a function over arrays:
    them, in the half-resolution crop and then near them in the frame; identification reads that frame.
 1. ``fit_cloth`` (``vision.cloth``): the cloth's colour direction (a shadow scales the colour and keeps it) and its
    lit brightness over the image (a quadratic surface), from a sparse grid of pixels, per frame.
-2. ``foreground`` (half resolution): pixels off the cloth's colour, or darker than any shadow.
+   Where the model has a lit wedge (a projector's light) and step 0 found no halo rings, that light is
+   fitted over the cloth and taken off (``TableDetector.unlit``; a ball lit into the cloth's colour
+   shows again), and the cloth refitted.
+2. ``foreground`` (half resolution): pixels off the cloth's colour, or darker than any shadow, or
+   brighter than BRIGHTER times the lit cloth (a white ball on a cloth of its hue).
 3. ``candidates`` (``vision.candidates``): peaks of radial-symmetry votes inside blobs of foreground
    that fill a ball-sized square; touching balls vote for their own centres, chalk marks and
    specks are too small.
@@ -32,7 +36,8 @@ Stages, each a function over arrays:
    held near the frame's own (a partial outline cannot tell it from the centre). A fit's residual
    limit is the larger of a fixed one and twice the frame's median residual (JPEG).
 6. A ball hidden inside a rack shows too little outline; where it touches at least CONTACT_MIN
-   located balls, it is placed by those contacts (``place_by_contacts``). Balls cannot overlap
+   located balls (touching to CONTACT_SLACK, or more in a frame of rough outlines), it is placed by
+   those contacts (``place_by_contacts``). Balls cannot overlap
    (``separate_overlaps``). A fit to fewer than FEW_EDGES outline points (a short arc, such as what
    is left of a halo ring) is a ball only where its square is full of foreground.
 """
@@ -56,18 +61,30 @@ from vision.camera import (
     table_to_pixels,
 )
 from vision.candidates import candidates, distinct, fill_fraction
-from vision.cloth import CHROMA_TAN, ClothModel, _off_cloth, fit_cloth, foreground
+from vision.cloth import (
+    CHROMA_TAN,
+    LINEAR_LUT,
+    ClothModel,
+    _off_cloth,
+    added_light_field,
+    fit_cloth,
+    foreground,
+    take_off_light,
+)
 from vision.fits import fit_spheres
 from vision.scene import CLOTH, CUSHION, NOSE_FACE, POCKET, RailGeometry, TableScene
-from vision.thin_lines import remove_thin_lines
-
-LINEAR_LUT = srgb_to_linear(np.arange(256)).astype(np.float32)   # 8-bit sRGB -> linear light
+from vision.thin_lines import remove_thin_lines, take_line_edges
 
 LINE_REACH = 0.5                       # ball radii: thin lines of added light (halo rings) this far across
                                        # are taken out first (pixel-only mode's 0.35: halo x20 92.5 %; 0.5: 95.0 %;
                                        # 0.65: false balls) ...
 LINE_MIN = 100                         # ... where at least this many half-resolution pixels lie on lines (rendered:
                                        # clean frames 13-67, stripes' edges and highlights; halo rings 130-765)
+BRIGHTER = 2.0                         # foreground too: brighter than this many times the lit cloth (a white ball on a
+                                       # grey cloth of its own hue; gentle x20 95.4 -> 97.1 %; 1.5 / 1.8 cost balls or
+                                       # names under all hard options, 2.0-2.2 moved nothing else)
+UNLIT_REACH = 5.0                      # ball radii about each candidate where the frame's projector light is taken
+                                       # off (its outline search, cloth rings to 4 outline radii, identification)
 # outline points (full resolution, linear light)
 N_RAYS = 48                            # search lines per ball
 SEARCH_WIDTHS = (3.0, 1.5, 1.5)        # px either side of the predicted outline, per pass (the third: a JPEG-blurred
@@ -100,6 +117,8 @@ MIN_EDGES_PIXELS = 20                  # ... in pixel-only mode, with no table m
 CONTACT_MIN = 3                        # placed by contacts: at least this many touching balls (4: halo x20 95.0 %,
                                        # JPEG 86.2 %; 3: 97.5 %, 87.9 %, no false ball)
 CONTACT_SLACK = 0.004                  # [m] neighbours this close to touching are taken to touch
+CONTACT_RMS_FACTOR = 8.0               # ... or this many times the frame's median fit RMS (JPEG q60: ~8 mm, as its
+                                       # rack's edge balls are 2-5 mm off; clean frames keep 4 mm)
 CONTACT_FILL = 0.85                    # the square at a placed centre is this full of ball
 
 
@@ -328,11 +347,14 @@ class TableDetector:
     def unlined(self, image: np.ndarray, half: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(the frame, its half-resolution crop) with thin lines of added light (a projector's halo
         rings) replaced by the surface under them (``vision.thin_lines``), where there are at least
-        LINE_MIN such half-resolution pixels (else both as given)."""
+        LINE_MIN such half-resolution pixels (else both as given). The half-resolution search looks
+        along eight directions (``fine``: the rings' arcs between four directions are found too),
+        then takes the lines' soft edges out too (``take_line_edges``)."""
         r_half = self.r_half
-        clean, lined = remove_thin_lines(half, max(1, int(round(LINE_REACH * r_half))))
+        clean, lined = remove_thin_lines(half, max(1, int(round(LINE_REACH * r_half))), fine=True)
         if lined.sum() < LINE_MIN:       # a stripe's edge or a highlight here and there: no halo
             return image, half
+        clean, lined = take_line_edges(half, clean, lined)
         u0, v0 = self.crop[:2]
         near = np.zeros((image.shape[0] // 2, image.shape[1] // 2), bool)
         near[v0 // 2:v0 // 2 + lined.shape[0], u0 // 2:u0 // 2 + lined.shape[1]] = lined
@@ -360,21 +382,48 @@ class TableDetector:
         """All balls in a BGR uint8 frame of the camera's size."""
         return self.detect_unlined(image)[0]
 
+    def _bright(self, model: ClothModel) -> np.ndarray:
+        """(h, w) float32 the cloth model's lit brightness at each half-resolution pixel."""
+        return cv2.resize(model.brightness(*self.coarse_uv).astype(np.float32), self.half_size,
+                          interpolation=cv2.INTER_LINEAR)
+
+    def unlit(self, half: np.ndarray, model: ClothModel, bright: np.ndarray):
+        """(the half-resolution crop, its cloth model and lit brightness, the light taken off) with the
+        light a projector adds across the cloth taken off (``vision.cloth.added_light_field``, from the
+        crop's cloth-coloured table cells); as given, and None, where too little cloth is seen."""
+        try:
+            light = added_light_field(half, model, bright, (self.known > 0) & self.allowed, self.r_half)
+        except ValueError:
+            return half, model, bright, None
+        half = take_off_light(half, light)
+        model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale)
+        return half, model, self._bright(model), light
+
     def detect_unlined(self, image: np.ndarray) -> tuple[Detections, np.ndarray]:
         """(all balls in a BGR uint8 frame of the camera's size, the frame with its thin lines of added
-        light taken out (``unlined``; the frame itself where it has none): what identification reads)."""
+        light taken out (``unlined``; the frame itself where it has none) and a projector's light taken
+        off the cloth (``unlit``; where the cloth model has a lit wedge and no halo rings were found):
+        what identification reads)."""
         w, h = self.cam.size
         if image.shape[:2] != (h, w) or image.ndim != 3:
             raise ValueError(f"expected a {w}x{h} BGR image, got shape {image.shape}")
         u0, v0, u1, v1 = self.crop
         half = cv2.resize(image[v0:v1, u0:u1], self.half_size, interpolation=cv2.INTER_AREA)
+        given = image
         image, half = self.unlined(image, half)
         model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale)
-        bright = cv2.resize(model.brightness(*self.coarse_uv).astype(np.float32), self.half_size,
-                            interpolation=cv2.INTER_LINEAR)
-        fg = foreground(half, model, bright, self.hole)
+        bright = self._bright(model)
+        light = None
+        if model.lit != (0.0, 0.0) and image is given:      # light added across the cloth (no halo rings)
+            half, model, bright, light = self.unlit(half, model, bright)
+        fg = foreground(half, model, bright, self.hole, BRIGHTER)
         cand, fill = candidates(half, fg, self.known, self.known_count, self.allowed, self.r_map, self.box,
                                 self.static_edges)
+        if light is not None and cand.shape[0]:     # the frame about the candidates (outlines, rings, identity)
+            near = np.zeros(half.shape[:2], np.uint8)
+            near[cand[:, 1].astype(np.intp), cand[:, 0].astype(np.intp)] = 1
+            k = 2 * int(np.ceil(UNLIT_REACH * self.r_half)) + 1
+            image = take_off_light(image, light, self.crop[:2], 2, cv2.dilate(near, np.ones((k, k), np.uint8)) > 0)
         if cand.shape[0] == 0:
             return _empty(), image
         px0 = np.stack([2 * cand[:, 0] + 0.5 + u0, 2 * cand[:, 1] + 0.5 + v0], axis=1)
@@ -433,12 +482,15 @@ class TableDetector:
         r_now = R * cam.K[0, 0] / np.linalg.norm(P - origin, axis=1)      # outline radius [px], about
         rms_max = np.where(self._holes_near(table_to_pixels(cam, P))[2], RMS_MAX_PX, RMS_MAX_SHARE * r_now)
         held = (n_edges >= MIN_EDGES) & (np.linalg.norm(xy - start, axis=1) < R)
+        slack = CONTACT_SLACK
         if held.sum() >= FRAME_MIN_FITS:     # a JPEG-blocky frame roughens every outline alike
             rms_max = np.maximum(rms_max, FRAME_RMS_FACTOR * np.median(rms[held]))
+            slack = max(slack, CONTACT_RMS_FACTOR * np.median(rms[held] * R / r_now[held]))   # ... and misplaces
+            # a rack's edge balls by several mm: contacts to them are looser
         good = (np.abs(rho / R - 1) < RHO_TOLERANCE) & held & (rms < rms_max)
         few = np.flatnonzero(good & (n_edges < FEW_EDGES))     # a short arc (a halo ring's): a ball only
         good[few] = self._fill_at(fill_map, xy[few]) >= FEW_FILL  # where its square is full of foreground
-        xy, good, placed = place_by_contacts(xy, good, start, R)
+        xy, good, placed = place_by_contacts(xy, good, start, R, slack)
         if placed.any():     # an empty gap among balls shows cloth: keep only well-filled ones
             weak = np.flatnonzero(placed)[self._fill_at(fill_map, xy[placed]) < CONTACT_FILL]
             good[weak] = placed[weak] = False
@@ -457,10 +509,11 @@ class TableDetector:
 
 
 def place_by_contacts(xy: np.ndarray, good: np.ndarray, start: np.ndarray, R: float,
-                      iters: int = 10) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                      slack: float = CONTACT_SLACK, iters: int = 10) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Centres for candidates that show too little of their outline (a ball inside a rack): where
-    at least CONTACT_MIN located balls lie within 2R + CONTACT_SLACK of the candidate's start, they are
-    taken to touch it, and the centre solves |c - c_j| = 2R in least squares (Gauss-Newton).
+    at least CONTACT_MIN located balls lie within 2R + slack [m] of the candidate's start (CONTACT_SLACK; more
+    in a frame whose outlines are rough, see ``TableDetector.refine``), they are taken to touch it, and
+    the centre solves |c - c_j| = 2R in least squares (Gauss-Newton).
     Returns (xy, good, placed) with the placed candidates marked good and placed.
     """
     xy, good = xy.copy(), good.copy()
@@ -470,7 +523,7 @@ def place_by_contacts(xy: np.ndarray, good: np.ndarray, start: np.ndarray, R: fl
         changed = False
         for i in np.flatnonzero(~good):
             d = np.linalg.norm(xy[good] - start[i], axis=1)
-            nb = xy[good][d < 2 * R + CONTACT_SLACK]
+            nb = xy[good][d < 2 * R + slack]
             if nb.shape[0] < CONTACT_MIN:
                 continue
             c = start[i].copy()
@@ -479,7 +532,7 @@ def place_by_contacts(xy: np.ndarray, good: np.ndarray, start: np.ndarray, R: fl
                 dist = np.linalg.norm(v, axis=1)
                 J = v / dist[:, None]
                 c = c - np.linalg.solve(J.T @ J + 1e-12 * np.eye(2), J.T @ (dist - 2 * R))
-            touching = np.all(np.abs(np.linalg.norm(c - nb, axis=1) - 2 * R) < CONTACT_SLACK)
+            touching = np.all(np.abs(np.linalg.norm(c - nb, axis=1) - 2 * R) < slack)
             if touching and np.linalg.norm(c - start[i]) < R:
                 xy[i], good[i], placed[i] = c, True, True
                 changed = True

@@ -1,7 +1,8 @@
 """Tell the balls apart: cue, 8, solids 1-7 and stripes 9-15 (8-ball), or a colour name (any balls).
 
-Per ball, the pixels inside 0.8 of its outline radius are split (OpenCV 8-bit HSV) into white
-(low saturation, not dark), black (dark) and coloured; the features are the white and black
+Per ball, the pixels inside 0.92 of its outline radius are split (OpenCV 8-bit HSV) into white
+(low saturation, not dark), black (dark, or grey: unsaturated under GREY_REL of the lit cloth's
+value) and coloured; the features are the white and black
 shares and, of the coloured pixels, the mean hue and their brightness relative to the lit cloth
 beside the ball (that tells red from maroon, which share a hue). Stripes show white caps
 (25-75 % of the ball from above), solids at most a number disc (under ~20 %), the cue ball is
@@ -9,9 +10,12 @@ all white, the 8 mostly black.
 
 Each ball gets a cost for every id (squared distances to the id's prototype, from the colours in
 ``vision.balls``); ids are then assigned jointly (each id at most once, Hungarian method,
-``scipy.optimize.linear_sum_assignment``). The confidence of a ball's id is its share of
-exp(-cost) over all ids still available to it. Below CONFIDENT the number is not claimed and the
-label is the class ('solid' or 'stripe').
+``scipy.optimize.linear_sum_assignment``). The hue is the sharper colour cue (SIGMA_HUE): the
+brightness relative to the cloth moves with the cloth's own colour. The cue ball must also be
+bright (CUE_MIN_V: an 8 under a sheen reads all unsaturated, like the cue, but grey), and a
+colour's solid and stripe seen in one frame are ordered by their white (``_twins_by_white``). The
+confidence of a ball's id is its share of exp(-cost) over all ids still available to it. Below
+CONFIDENT the number is not claimed and the label is the class ('solid' or 'stripe').
 """
 from __future__ import annotations
 
@@ -37,16 +41,19 @@ SNOOKER_BLACK_V = 0.6     # median HSV value over the lit cloth's below which a 
 SNOOKER_REDS = 12.0       # hue (0-180) within this of pure red: the red or the brown ball, told by
 SNOOKER_RED_BROWN = 0.5   # ... the side of pure red: a red is crimson (magenta side), a brown orange
 # prototype spreads (one standard deviation) of the features, for the costs
-SIGMA_HUE = 9.0           # OpenCV hue units (0-180)
+SIGMA_HUE = 4.0           # OpenCV hue units (0-180); red / orange / maroon sit 11 apart (rel_v moves with the cloth)
 SIGMA_REL_V = 0.18
 SIGMA_WHITE = 0.12
 SIGMA_BLACK = 0.12
 SIGMA_SPREAD = 0.05
+CUE_MIN_V = 1.3           # the cue ball's median HSV value over the lit cloth's at least (white, not grey)
+GREY_REL = 0.6            # an unsaturated pixel darker than this share of the lit cloth's value is black
+TWIN_MARGIN = 0.15        # white share by which a solid must outshine its stripe twin to swap them
 SOLID_MAX_SPREAD = 0.22   # white spread of a solid's number discs at most
 STRIPE_MIN_SPREAD = 0.28  # white spread of a stripe's caps at least
 
 # 8-ball classes by white share: (expected, tolerance) -- stripes span the range seen from above
-_CLASS_WHITE = {"cue": (0.95, 0.1), "solid": (0.1, 0.15), "stripe": (0.5, 0.3), "eight": (0.05, 0.1)}
+_CLASS_WHITE = {"cue": (1.0, 0.05), "solid": (0.1, 0.15), "stripe": (0.5, 0.3), "eight": (0.05, 0.1)}
 # snooker and other sets: extra colour prototypes for pixel-only naming (sRGB)
 _EXTRA_COLOURS = {"pink": (240, 130, 160), "brown": (120, 70, 35)}
 
@@ -116,7 +123,9 @@ def ball_features(image: np.ndarray, px: np.ndarray, r_px: np.ndarray, cloth_v: 
     if added is not None and np.any(added > 0):
         pix = np.rint(linear_to_srgb(srgb_to_linear(pix) - added[:, None, None])).astype(np.uint8)
     hsv = cv2.cvtColor(pix, cv2.COLOR_BGR2HSV).astype(np.float64)  # (M, G, 3)
-    black = hsv[..., 2] < BLACK_MAX_VAL
+    # black: dark, or grey (unsaturated but well under the lit cloth: the 8 under a sheen; white is brighter)
+    grey = (hsv[..., 1] < WHITE_MAX_SAT) & (hsv[..., 2] < GREY_REL * cloth_v[:, None])
+    black = (hsv[..., 2] < BLACK_MAX_VAL) | grey
     white = ~black & (hsv[..., 1] < WHITE_MAX_SAT)
     col = ~black & ~white
     G = hsv.shape[1]
@@ -196,13 +205,25 @@ def id_costs(f: BallFeatures) -> np.ndarray:
         elif cls == "stripe":
             cw += ambiguous * (np.maximum(STRIPE_MIN_SPREAD - spread, 0.0) / SIGMA_SPREAD) ** 2
         if cls == "cue":
-            cost[:, bid] = cw + (black / SIGMA_BLACK) ** 2
+            dim = np.maximum(CUE_MIN_V - np.nan_to_num(f.v_med, nan=CUE_MIN_V), 0.0)
+            cost[:, bid] = cw + (black / SIGMA_BLACK) ** 2 + (dim / SIGMA_REL_V) ** 2
         elif cls == "eight":
             cost[:, bid] = cw + (np.maximum(0.6 - black, 0.0) / SIGMA_BLACK) ** 2
         else:
             hue, rel_v = protos[COLOUR_NAMES[bid if bid < 8 else bid - 8]]
             cost[:, bid] = cw + (np.maximum(black - 0.25, 0.0) / SIGMA_BLACK) ** 2 + _colour_cost(f, hue, rel_v)
     return cost
+
+
+def _twins_by_white(ids: np.ndarray, white: np.ndarray) -> None:
+    """A colour's solid (c) and stripe (c + 8) both given in one frame: the stripe is the one that
+    shows more white (its caps). Where the ball named the solid shows more white than the one named
+    the stripe by over TWIN_MARGIN, their ids are swapped (in place). Per-ball costs alone swap
+    them when added light (a halo ring across the solid) whitens the solid's pixels."""
+    for c in range(1, 8):
+        i, j = np.flatnonzero(ids == c), np.flatnonzero(ids == c + 8)
+        if len(i) and len(j) and white[i[0]] - white[j[0]] > TWIN_MARGIN:
+            ids[i[0]], ids[j[0]] = c + 8, c
 
 
 def identify(f: BallFeatures) -> Identity:
@@ -214,6 +235,8 @@ def identify(f: BallFeatures) -> Identity:
     if M:
         rows, cols = linear_sum_assignment(cost)
         ids[rows] = cols
+        _twins_by_white(ids, f.white)
+        cols = ids[rows]
         p = np.exp(-0.5 * (cost - cost.min(axis=1, keepdims=True)))
         taken = np.zeros(16, dtype=bool)
         taken[cols] = True

@@ -22,7 +22,7 @@ import numpy as np
 
 from config.service import CameraTiming
 from controller.camera import Camera, CameraError, CameraFrame, Clock
-from planner.state import TableState
+from planner.state import CUE, TableState
 from planner.table import Table
 from vision import motion
 
@@ -178,6 +178,15 @@ def still(sightings: Sequence[Sighting], tol: float) -> bool:
             if np.hypot(*np.subtract(first.setdefault(k, xy), xy)) > tol:
                 return False
     return True
+
+
+def from_cue_seen(sightings: Sequence[Sighting]) -> list[Sighting]:
+    """The rest frames before a shot from the first that shows the cue ball (the observed referee
+    reads the shot from a frame that has it): frames before that one, where vision missed the cue
+    ball or a person put it down during the capture (a majority of frames still counts it), are
+    dropped. Empty if no frame shows it."""
+    first = next((k for k, s in enumerate(sightings) if CUE in s.balls), len(sightings))
+    return list(sightings[first:])
 
 
 def majority_table(sightings: Sequence[Sighting]) -> tuple[TableState, list[str], list[str]]:

@@ -43,7 +43,7 @@ from controller.observed_referee import Snapshot, observe_shot
 from controller.service import gamelog as gl
 from controller.service.gate import Gate, Halt
 from controller.service.hub import Hub
-from controller.service.observe import CameraFault, Capture, FrameReader, Sighting, Vision
+from controller.service.observe import CameraFault, Capture, FrameReader, Sighting, Vision, from_cue_seen
 from controller.service.opponent import Hands, Opponent, inferred_call
 from controller.service.states import State, StateMachine
 from controller.service.watch import NotPlaced, Stopped, Watcher
@@ -293,8 +293,9 @@ class Service:
                 self.writer.frame(s.frame.image, s.t, "shot", shot.n)
 
     def _read_shot(self, shot: gl.ShotInProgress) -> None:
-        """The observed referee on every frame of the shot so far."""
-        snaps = [Snapshot(s.t, dict(s.balls)) for s in shot.before + shot.frames]
+        """The observed referee on every frame of the shot so far, from the first rest frame
+        before it that shows the cue ball (``from_cue_seen``)."""
+        snaps = [Snapshot(s.t, dict(s.balls)) for s in from_cue_seen(shot.before) + shot.frames]
         aim = shot.decision.shot.phi if shot.decision is not None else None
         try:
             shot.observed = observe_shot(snaps, self.p.table, self.p.R, aim_deg=aim)

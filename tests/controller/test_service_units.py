@@ -10,7 +10,15 @@ from config.service import load_service_settings
 from config.table import load_table_settings
 from controller.camera import CameraError, CameraFrame
 from controller.service.gamelog import facts_from_json, facts_to_json, game_from_json, game_to_json
-from controller.service.observe import CameraFault, FrameReader, Sighting, anchored_labels, check_capture, restable
+from controller.service.observe import (
+    CameraFault,
+    FrameReader,
+    Sighting,
+    anchored_labels,
+    check_capture,
+    from_cue_seen,
+    restable,
+)
 from controller.service.opponent import inferred_call
 from controller.service.setup import resume_state
 from controller.service.states import TRANSITIONS, State, StateMachine
@@ -85,6 +93,27 @@ def test_an_inconsistent_capture_says_what_is_wrong(seen, last, words):
     cap = check_capture([sighting(seen, k) for k in range(3)], expected, T, R, last_seen=last)
     assert not cap.ok and cap.state is None
     assert any(words in p for p in cap.problems), cap.problems
+
+
+def test_a_cue_ball_put_down_during_the_capture_is_read_from_the_first_frame_that_shows_it():
+    """A person puts the cue ball down after the capture's second frame: the capture counts it
+    (3 of 5 frames), so the shot that follows is read from the first rest frame that shows it; read
+    from the capture's first frame, the observed referee cannot start."""
+    from controller.observed_referee import Snapshot, observe_shot
+
+    others = {b: xy for b, xy in BALLS.items() if b != 0}
+    rest = [sighting(others, k / 30) for k in range(2)] + [sighting(BALLS, k / 30) for k in range(2, 5)]
+    cap = check_capture(rest, frozenset(others), T, R, optional=frozenset({0}))
+    assert cap.ok and cap.state.has(0)
+    rolling = [sighting({**others, 0: (0.5, 0.5 + 0.02 * k)}, 0.2 + k / 30) for k in range(1, 8)]
+
+    def snaps(frames):
+        return [Snapshot(s.t, dict(s.balls)) for s in frames]
+    with pytest.raises(ValueError, match=r"cue ball \(id 0\) is not seen in the first frame"):
+        observe_shot(snaps(rest + rolling), T, R)
+    assert from_cue_seen(rest) == rest[2:] and from_cue_seen(rest[:2]) == []
+    seen = observe_shot(snaps(from_cue_seen(rest) + rolling), T, R)
+    assert seen.facts.first_contact is None and not seen.vanished
 
 
 def test_unidentified_and_doubly_seen_balls_are_problems():

@@ -111,11 +111,11 @@ def test_the_referee_reads_what_the_service_read_and_a_changed_ruling_is_named(s
     got = replay_rulings(rec.shots, windows, sightings, rig.table, rig.R)
     assert (got["replayed"], got["rulings_agree"], got["facts_agree"], got["disagreements"]) == (4, 4, 4, [])
     shots = json.loads(json.dumps(rec.shots))
-    assert shots[2]["ruling"]["reason"] == "safety" and shots[2]["observed"]["facts"]["first_contact"] == 3
-    shots[2]["ruling"]["reason"] = "foul"
-    shots[2]["observed"]["facts"]["first_contact"] = 14
+    assert shots[3]["ruling"]["reason"] == "safety" and shots[3]["observed"]["facts"]["first_contact"] == 15
+    shots[3]["ruling"]["reason"] = "foul"
+    shots[3]["observed"]["facts"]["first_contact"] = 14
     got = replay_rulings(shots, windows, sightings, rig.table, rig.R)
-    assert got["disagreements"] == [{"shot": 2, "recorded": "foul", "replayed": "safety"}]
+    assert got["disagreements"] == [{"shot": 3, "recorded": "foul", "replayed": "safety"}]
     assert got["facts_agree"] == 3
     del shots[1]["plan"]["shot"]["phi"]          # a hand-written record without the aim
     with pytest.raises(ValueError, match=r"^shot 1: the record has no plan\.shot\.phi$"):

@@ -102,23 +102,24 @@ def test_detector_on_projector_halo_glints_and_jpeg(synthetic_camera, vision):
     sc, _ = synthetic_camera
     s = _score(sc, vision, _hard_frames(sc))
     assert s.false == 0
-    assert s.recall >= 0.69         # 23/33 = 69.7 % measured (63.6 % before the halo rings were taken out and
-                                    # 3 contacts placed a ball, 54.5 % before helper-31, 48.5 % before the wedge)
-    assert s.identity >= 0.95       # 22/23 = 95.7 % measured (66.7 % before the added light was taken off)
+    assert s.recall >= 0.75         # 25/33 = 75.8 % measured (69.7 % before the rings' arcs and soft edges were
+                                    # taken out, 63.6 % before the rings were, 48.5 % before the wedge)
+    assert s.identity >= 0.95       # 24/25 = 96.0 % measured (66.7 % before the added light was taken off)
 
 
 def test_detector_under_halo_rings(synthetic_camera, vision):
     """A projector's halo rings (white lines round the balls, across a rack's balls too), 4 frames (a
     rack and 3 random layouts): the rings are taken out before the cloth model and the candidates
     (``TableDetector.unlined``) and arcs of ring left over are no balls (FEW_EDGES). No false ball;
-    recall 38/43 = 88.4 % measured (81.4 % with the rings left in; 86.0 % with pixel-only mode's
-    narrower line reach), RMS 0.43 mm, identity 97.4 % (97.1 %)."""
+    every ball (43), RMS 0.39 mm, identity 100 %: the issue's targets (93.0 % and 97.5 % named
+    without taking the lines' soft edges, 88.4 % searching four directions for lines, not eight;
+    81.4 % with the rings left in; 86.0 % with pixel-only mode's narrower line reach)."""
     sc, _ = synthetic_camera
     s = _score(sc, vision, _frames(sc, [Domain(halo=0.6, halo_share=0.5)] * 4, 5))
     assert s.false == 0
-    assert s.recall >= 0.88
+    assert s.recall == 1.0
     assert s.rms_mm <= 0.5
-    assert s.identity >= 0.97
+    assert s.identity >= 0.99
 
 
 def _foreground_share(image):
@@ -134,9 +135,12 @@ def test_projector_lit_cloth_is_cloth(synthetic_camera, vision):
     spans the lit and the unlit cloth, so on the cloth only the balls are foreground (under 5 %;
     a one-colour model makes the unlit part foreground); on the
     default render the model keeps one colour (no lit wedge); and the registered detector finds
-    >= 92 % of the balls (92.7 % measured on these 4 frames, 90.9 % with the nearest ring's cloth
-    colour only, 49.1 % with one cloth colour), centres to 0.6 mm RMS (0.50 mm; 0.75 mm before), and
-    names them (100 %; 82 % before the projector's added light was taken off each ball)."""
+    all the balls (100 % measured on these 4 frames since the projector's light is taken off the
+    frame first, ``TableDetector.unlit``: the green balls lit into the cloth's colour wedge were
+    missed before, 92.7 %; 90.9 % with the nearest ring's cloth colour only, 49.1 % with one cloth
+    colour), centres to 0.4 mm RMS (0.37 mm; 0.50 mm before the light was taken off, 0.75 mm
+    before each ball's own cloth), and names them (100 %; 82 % before the projector's added light
+    was taken off each ball)."""
     sc, _ = synthetic_camera
     frames = _frames(sc, [Domain(projector=(0.6, 0.5, 0.5, 0.3, 0.3))] * 4, 5)
     model, share = _foreground_share(frames[1].image)
@@ -146,23 +150,42 @@ def test_projector_lit_cloth_is_cloth(synthetic_camera, vision):
     assert plain.lit == (0.0, 0.0) and share < 0.05
     s = _score(sc, vision, frames)
     assert s.false == 0
-    assert s.recall >= 0.92
-    assert s.rms_mm <= 0.6
+    assert s.recall == 1.0
+    assert s.rms_mm <= 0.4
     assert s.identity >= 0.99
 
 
 def test_detector_through_jpeg_and_sheen(synthetic_camera, vision):
     """JPEG q60 (blocky, chroma-smeared outlines: the frame's own residual level sets the fit limit)
     and cloth sheen with rail-cap glints (whitened cloth: each ball's own cloth colour), 4 frames each
-    (a rack and 3 random layouts): no false ball; JPEG recall 87.3 % measured (85.5 % with 4 contacts
-    needed to place a rack's hidden ball, 67.3 % before the frame's residual level), sheen 100 % (90.9 %
-    before) at 0.39 mm RMS (0.72 mm before)."""
+    (a rack and 3 random layouts): no false ball; JPEG recall 98.2 % (54 of 55) at 1.82 mm RMS measured
+    (87.3 % before contacts were loosened by the frame's fit RMS; 67.3 % before the frame's residual
+    level; its outline points sit out in the chroma ramp, docs/vision.md), sheen 100 % (90.9 % before)
+    at 0.39 mm RMS (0.72 mm before)."""
     sc, _ = synthetic_camera
     s = _score(sc, vision, _frames(sc, [Domain(jpeg_quality=60)] * 4, 5))
-    assert s.false == 0 and s.recall >= 0.87
+    assert s.false == 0 and s.recall >= 0.98
+    assert s.rms_mm <= 1.9
     s = _score(sc, vision, _frames(sc, [Domain(sheen=0.2, rail_glints=1.0)] * 4, 5))
     assert s.false == 0 and s.recall == 1.0
     assert s.rms_mm <= 0.45 and s.identity >= 0.99
+
+
+def test_identity_where_per_ball_decisions_swapped(synthetic_camera, vision):
+    """Identity on the draws where deciding each ball by its own costs named 9 of 174 balls wrong
+    (94.8 %): halo rings whitening a solid (seeds 7, 9: 5/13 and 1/9 swapped), a sheen greying the 8
+    beside the cue ball (seed 7: 0/8 swapped), random cloth and colour balance (gentle, draw 22: red
+    named orange by its brightness over a dark cloth). 16 frames (racks and random layouts);
+    100 % measured with the hue as the sharper colour cue, a bright cue ball and each colour's solid
+    and stripe ordered by their white (``vision.identify``)."""
+    sc, _ = synthetic_camera
+    frames = [f for seed, d in ((7, Domain(halo=0.6, halo_share=0.5)), (9, Domain(halo=0.6, halo_share=0.5)),
+                                (7, Domain(sheen=0.2, rail_glints=1.0))) for f in _frames(sc, [d] * 4, seed)]
+    rng = np.random.default_rng(22)
+    frames += _frames(sc, [Domain(**{**sample_domain(rng).__dict__, **GENTLE}) for _ in range(4)], 22)
+    s = _score(sc, vision, frames)
+    assert s.found >= 170
+    assert s.identity >= 0.99
 
 
 def test_snooker_set_named_by_colour(synthetic_camera, vision):

@@ -135,8 +135,9 @@ def test_halo_rings_are_taken_out_before_detection(synthetic_camera, vision):
     the detector reads has part of the rings' pixels (40+ levels added) back within 15 levels of the
     same frame rendered without rings (12 % measured in a rack, 31 % on a random layout: the rest
     cross or meet another ring or a ball's edge), and more balls are found to a millimetre with fewer
-    false balls than on the frame as shot: 27 of 96 and 3 false measured, 14 and 20 before (the
-    issue's target, every ball, is far off for racks ringed all through)."""
+    false balls than on the frame as shot: 53 of 96 and 0 false measured (27 and 3 with the line
+    search along four directions and no soft edges taken, 14 and 20 on the frame as shot; the
+    issue's target, every ball, is still off for racks ringed all through)."""
     sc, _ = synthetic_camera
     found = false = 0
     for seed in range(6):
@@ -152,5 +153,94 @@ def test_halo_rings_are_taken_out_before_detection(synthetic_camera, vision):
             back = np.abs(clean.astype(int) - plain).max(axis=2)[drawn]
             assert drawn.sum() > 1000
             assert (back < 15).mean() >= 0.1
-    assert found >= 25
-    assert false <= 4
+    assert found >= 50
+    assert false == 0
+
+
+def test_loose_contacts_place_a_ball_among_rough_neighbours():
+    """A hidden ball touched by three balls, each located 5 mm too far out (a JPEG rack's edge
+    balls): with 4 mm of slack it is not placed, with 9 mm (8 x a JPEG frame's fit RMS) it is, within
+    5 mm of where it is."""
+    from vision.detect import place_by_contacts
+
+    R = 0.028575
+    hidden = np.array([1.0, 1.0])
+    ang = np.radians([90.0, 210.0, 330.0])
+    out = np.stack([np.cos(ang), np.sin(ang)], axis=1)
+    xy = np.concatenate([hidden + (2 * R + 0.005) * out, [hidden + [0.004, -0.003]]])
+    good = np.array([True, True, True, False])
+    start = xy.copy()
+    _, ok, placed = place_by_contacts(xy, good, start, R, 0.004)
+    assert not ok[3] and not placed.any()
+    got, ok, placed = place_by_contacts(xy, good, start, R, 0.009)
+    assert ok[3] and placed[3] and np.linalg.norm(got[3] - hidden) < 0.005
+
+
+
+def test_a_projectors_added_light_is_taken_off_and_a_ball_of_the_cloths_hue_shows(synthetic_camera, vision):
+    """Registered mode's ``unlit`` stage (vision.cloth): in a rendered frame with a projector's light
+    added over the middle of the table (0.6 of the table-centre light, white), the cloth model has a
+    lit wedge and the green ball 6 in the light is NOT foreground (its lit colour lies in the wedge:
+    the projector misses of issue 21); the fitted light field matches the light the renderer added
+    (measured: median error 0.0008 linear over the table, 95 % under 0.012 (the worst where the lit
+    ellipse's linear ramp bends), 0.0014 under the balls: a local linear fit fills them), its colour
+    is white within 2 deg, and with it taken off the cloth model has one colour again and ball 6 is
+    foreground."""
+    import cv2
+
+    from planner.state import TableState
+    from vision.cloth import FOREGROUND, added_light_field, classify, fit_cloth, take_off_light
+    sc, _ = synthetic_camera
+    det = vision.detector
+    t = sc.table
+    st = TableState([6, 3], [[t.width / 2, t.length / 2], [t.width / 2 + 0.12, t.length / 2 + 0.05]])
+    rend = DomainRenderer(sc, Domain(projector=(0.6, 0.5, 0.5, 0.3, 0.3)), seed=0)
+    frame = rend.render(st, np.random.default_rng(4))
+    u0, v0, u1, v1 = det.crop
+    half = cv2.resize(frame.image[v0:v1, u0:u1], det.half_size, interpolation=cv2.INTER_AREA)
+    true = cv2.resize(rend.light[v0:v1, u0:u1, 1], det.half_size, interpolation=cv2.INTER_AREA)
+    balls = np.rint((frame.truth.centre_px - (u0, v0) - 0.5) / 2).astype(int)
+
+    def model_of(img):
+        m = fit_cloth(img[det.sample_v, det.sample_u], det.sample_u, det.sample_v, det.scale)
+        return m, det._bright(m)
+    model, bright = model_of(half)
+    assert model.lit != (0.0, 0.0)
+    ball6 = np.hypot(*(np.mgrid[0:half.shape[0], 0:half.shape[1]][::-1] - balls[0][:, None, None])) < 0.6 * det.r_half
+    assert (classify(half, model, bright)[ball6] & FOREGROUND).mean() < 0.5
+    table = (det.known > 0) & det.allowed
+    found = added_light_field(half, model, bright, table, det.r_half)
+    colour = found.colour / np.linalg.norm(found.colour)
+    assert colour @ (np.ones(3) / np.sqrt(3)) > np.cos(np.radians(2.0))
+    err = np.abs(found.field * np.linalg.norm(found.colour) / np.sqrt(3) - true)
+    assert np.median(err[table]) < 0.002 and np.percentile(err[table], 95) < 0.015
+    assert err[balls[:, 1], balls[:, 0]].max() < 0.005
+    unlit = take_off_light(half, found)
+    model, bright = model_of(unlit)
+    assert model.lit == (0.0, 0.0)
+    assert (classify(unlit, model, bright)[ball6] & FOREGROUND).mean() > 0.9
+
+
+def test_a_white_ball_on_a_cloth_of_its_own_hue_is_foreground_by_its_brightness():
+    """Registered mode's foreground also takes what is brighter than BRIGHTER times the lit cloth: on
+    a grey cloth (the gentle domain's (95, 100, 105)) a white ball has the cloth's own hue, so the
+    colour test alone leaves it cloth (the gentle misses of issue 21); with BRIGHTER it is
+    foreground, while the cloth under a sheen 50 % brighter stays cloth."""
+    from vision.cloth import FOREGROUND, classify, fit_cloth
+    from vision.detect import BRIGHTER
+    rng = np.random.default_rng(2)
+    h, w = 80, 120
+    img = np.empty((h, w, 3))
+    img[:] = (105, 100, 95)
+    img[:, 80:] *= 1.5                                        # a sheen over a third of the cloth
+    yy, xx = np.mgrid[0:h, 0:w]
+    ball = (xx - 40) ** 2 + (yy - 40) ** 2 < 8 ** 2
+    img[ball] = (228, 238, 240)                               # the cue ball (BGR), the cloth's hue within 5 deg
+    img = np.clip(np.rint(img + rng.normal(0, 1.0, img.shape)), 0, 255).astype(np.uint8)
+    v, u = np.mgrid[2:h:5, 2:w:5].reshape(2, -1)
+    model = fit_cloth(img[v, u], u, v, 1.0 / w)
+    bright = np.full((h, w), model.level, np.float32)
+    assert (classify(img, model, bright)[ball] & FOREGROUND).mean() < 0.1
+    fg = classify(img, model, bright, brighter=BRIGHTER) & FOREGROUND
+    assert fg[ball].mean() > 0.95
+    assert fg[:, 84:][~ball[:, 84:]].mean() < 0.01

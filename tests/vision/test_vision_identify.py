@@ -83,3 +83,57 @@ def test_added_light_is_taken_off_the_ball():
     assert np.all(raw.sat < 0.67 * ref.sat)
     np.testing.assert_allclose(back.sat, ref.sat, atol=6)
     np.testing.assert_allclose(back.hue, ref.hue, atol=2)
+
+
+def test_red_orange_and_maroon_by_hue_on_any_cloth():
+    """Plain discs of the red, orange and maroon solids (``vision.balls``), each alone in its frame,
+    beside cloth of value 95 (burgundy, dark), 120 (the default green) and 150 (blue): each is named
+    by its number. Their brightness over the cloth moves with the cloth (red over a dark cloth reads
+    as bright as orange does over the default), the hue does not."""
+    from vision.balls import BALL_SRGB
+    from vision.identify import identify
+    for cloth_v in (95.0, 120.0, 150.0):
+        for bid in (3, 5, 7):
+            img, px, r = _discs((30, 120, 82), [BALL_SRGB[bid]])
+            got = identify(ball_features(img, px, r, np.array([cloth_v]))).ids
+            assert got.tolist() == [bid], f"cloth value {cloth_v}: ball {bid} named {got}"
+
+
+def test_a_grey_ball_is_the_eight_and_the_white_one_the_cue():
+    """Both unsaturated, a grey disc (the 8 under a strong sheen reads value ~120, no black pixel)
+    and a white one beside cloth of value 108: the bright one is the cue, the grey one the 8,
+    whichever comes first. A darker grey ball alone (value 60: above the fixed black level 45) is
+    all black against that cloth, and the 8."""
+    from vision.identify import identify
+    for balls, want in ((((120, 120, 120), (242, 240, 230)), [8, 0]), (((242, 240, 230), (120, 120, 120)), [0, 8])):
+        img, px, r = _discs((30, 108, 75), list(balls))
+        f = ball_features(img, px, r, np.full(2, 108.0))
+        assert np.all(f.black == 0) and np.all(f.white == 1)
+        assert identify(f).ids.tolist() == want
+    img, px, r = _discs((30, 108, 75), [(60, 60, 60)])     # darker: under 0.6 of the cloth's value
+    f = ball_features(img, px, r, np.full(1, 108.0))
+    assert f.black[0] == 1 and identify(f).ids.tolist() == [8]
+
+
+def _features(**cols):
+    """BallFeatures from per-ball lists (sat, v_med as a lit coloured ball's)."""
+    from vision.identify import BallFeatures
+    n = len(cols["white"])
+    base = dict(black=[0.0] * n, sat=[200.0] * n, v_med=[2.0] * n)
+    base.update(cols)
+    base["colour"] = [1.0 - w for w in base["white"]]
+    return BallFeatures(**{k: np.asarray(v, dtype=np.float64) for k, v in base.items()})
+
+
+def test_a_colours_solid_and_stripe_are_ordered_by_their_white():
+    """The orange solid with a halo ring's white streaks across it (21 % white, spread wide like
+    caps; as measured on a rendered halo frame) and the orange stripe (54 % white): the one with
+    more white is the stripe, in either order; the order stands where the per-ball costs already
+    agree with it (a clean solid, 10 % white)."""
+    from vision.identify import identify
+    streaked = dict(white=0.21, spread=0.37, hue=10.0, rel_v=2.04)
+    stripe = dict(white=0.54, spread=0.33, hue=10.0, rel_v=2.13)
+    clean = dict(white=0.10, spread=0.15, hue=10.0, rel_v=2.04)
+    for balls, want in (((streaked, stripe), [5, 13]), ((stripe, streaked), [13, 5]), ((clean, stripe), [5, 13])):
+        f = _features(**{k: [b[k] for b in balls] for k in balls[0]})
+        assert identify(f).ids.tolist() == want
