@@ -60,6 +60,10 @@ def linear_to_srgb(x) -> np.ndarray:
     return 255.0 * np.where(x <= 0.0031308, 12.92 * x, 1.055 * x ** (1 / 2.4) - 0.055)
 
 
+LINEAR_LUT = srgb_to_linear(np.arange(256)).astype(np.float32)                      # 8-bit sRGB -> linear
+SRGB_LUT = np.rint(linear_to_srgb(np.linspace(0.0, 1.0, 16385))).astype(np.uint8)    # linear (16384 steps) -> 8-bit
+
+
 def is_stripe(ball_id: int) -> bool:
     return ball_class(ball_id) == "stripe"
 

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from planner.jit import njit
-from vision.balls import linear_to_srgb, srgb_to_linear
+from vision.balls import LINEAR_LUT, SRGB_LUT, srgb_to_linear
 
 CHROMA_TAN = np.tan(np.radians(5.0))   # colour further than this angle from the cloth's: not cloth
 DARK_FRACTION = 0.42                   # darker than this share of the lit cloth: not cloth (the 8)
@@ -268,8 +268,6 @@ def unlike_cloth(image: np.ndarray, model: ClothModel, centres: np.ndarray, radi
 
 
 # ---- a projector's light added to the frame (registered mode) ------------------------------------
-LINEAR_LUT = srgb_to_linear(np.arange(256)).astype(np.float32)     # 8-bit sRGB -> linear light
-SRGB_LUT = np.rint(linear_to_srgb(np.linspace(0.0, 1.0, 16385))).astype(np.uint8)   # linear -> 8-bit sRGB
 LIGHT_SIGMA = 1.5          # ball radii: the added light is fitted over the cloth at this scale (1.0: projector x20
                            # 99.6 %, 0.31 mm; 1.5: 100 %, 0.36 mm) ...
 LIGHT_COARSE = 8           # ... on a grid this many half-resolution pixels apart (4: x20 0.29 mm, +2 ms)

@@ -51,7 +51,7 @@ import numpy as np
 from planner.jit import njit
 from planner.table import Table
 from vision import edges as _edges
-from vision.balls import linear_to_srgb, srgb_to_linear
+from vision.balls import LINEAR_LUT, linear_to_srgb, srgb_to_linear
 from vision.camera import (
     CameraModel,
     pixel_rays,
@@ -63,7 +63,6 @@ from vision.camera import (
 from vision.candidates import candidates, distinct, fill_fraction
 from vision.cloth import (
     CHROMA_TAN,
-    LINEAR_LUT,
     ClothModel,
     _off_cloth,
     added_light_field,

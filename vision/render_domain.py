@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 
 from planner.state import TableState
-from vision.balls import CLOTH_SRGB, SNOOKER_SRGB, linear_to_srgb, srgb_to_linear
+from vision.balls import CLOTH_SRGB, LINEAR_LUT, SNOOKER_SRGB, linear_to_srgb, srgb_to_linear
 from vision.camera import look_at_pose, table_to_pixels
 from vision.render import RenderedFrame, SyntheticCamera
 from vision.render_fast import FastRenderer
@@ -41,7 +41,6 @@ BALL_SETS = ("pool", "snooker")
 CLOTH_COLOURS = ((30, 120, 82), (20, 110, 50), (60, 130, 60), (25, 85, 150), (40, 110, 120), (105, 40, 45),
                  (95, 100, 105))      # sRGB: tournament green, green, olive, blue, teal, burgundy, grey
 _SRGB_OUT = linear_to_srgb(np.linspace(0.0, 1.0, 16385)).astype(np.float32)
-_LIN_IN = srgb_to_linear(np.arange(256)).astype(np.float32)
 
 
 @dataclass(frozen=True)
@@ -170,7 +169,7 @@ class DomainRenderer:
         """One frame of ``state`` in the domain (ball orientations and noise offset from ``rng``)."""
         f = self.fast.render(state, rng, noise=False)
         d = self.domain
-        lin = _LIN_IN[f.image] * self.gain + self.light * d.exposure
+        lin = LINEAR_LUT[f.image] * self.gain + self.light * d.exposure
         if d.halo > 0 and len(f.truth.ids):
             lin += self._halos(f.truth.centre_px, rng) * d.exposure
         idx = np.clip(lin * (_SRGB_OUT.size - 1) + 0.5, 0, _SRGB_OUT.size - 1).astype(np.intp)

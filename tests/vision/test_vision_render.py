@@ -5,9 +5,9 @@ import numpy as np
 from matplotlib.path import Path
 
 from planner.state import TableState
-from vision.balls import CLOTH_SRGB, srgb_to_linear
+from vision.balls import CLOTH_SRGB, LINEAR_LUT, srgb_to_linear
 from vision.camera import sphere_silhouettes, table_to_pixels
-from vision.detect import DARK_LINEAR, EDGE_CHROMA_DEG, LINEAR_LUT
+from vision.detect import DARK_LINEAR, EDGE_CHROMA_DEG
 from vision.edges import ballness
 from vision.render import SyntheticCamera
 
