@@ -5,7 +5,9 @@ is the baseline a first attempt would write (undistort the whole frame with maps
 every call, HoughCircles on the whole grey frame, centres mapped onto the cloth plane), and
 ``naive_pixel_centres`` its pixel-only form (HoughCircles for one radius); ``run_bench`` renders
 layouts and measures the registered and the pixel-only modes and the baselines, one core;
-``time_images`` times the pixel-only mode and its baseline on image files (real frames).
+``time_images`` times the pixel-only mode and its baseline on image files (real frames);
+``run_domain_bench`` scores the registered mode and the baseline in each condition of the wider
+rendered domain (``vision.render_domain.CONDITIONS``) against issue 21's targets.
 """
 from __future__ import annotations
 
@@ -23,6 +25,12 @@ from vision.evaluate import match
 from vision.layouts import rack, random_layout
 from vision.pipeline import TableVision
 from vision.render import RenderedFrame, SyntheticCamera
+from vision.render_domain import condition_frames
+
+TARGET_RECALL = 1.0
+TARGET_RMS_MM = 0.5
+TARGET_IDENTITY = 0.99
+"""The registered mode's targets in every condition of the wider domain (issue 21)."""
 
 
 @dataclass
@@ -149,6 +157,53 @@ def run_bench(sc: SyntheticCamera, landmarks, n: int = 30, seed: int = 0, reps: 
                        _median_ms(pix_times), _median_ms(pix_base_times), pixels, radius_px)
 
 
+@dataclass(frozen=True)
+class DomainResult:
+    """One condition of the wider domain: the pipeline's and the baseline's scores over ``frames``
+    frames, and the median ms per frame of each (one core, after a warm-up pass)."""
+    condition: str
+    frames: int
+    ours: Score
+    baseline: Score
+    ms: float
+    baseline_ms: float
+
+    @property
+    def short_of(self) -> list[str]:
+        """The targets this condition misses: any of 'recall', 'rms', 'identity', 'false balls'."""
+        o = self.ours
+        return [name for name, miss in (("recall", o.recall < TARGET_RECALL), ("false balls", o.false > 0),
+                                        ("rms", not o.rms_mm <= TARGET_RMS_MM),
+                                        ("identity", o.identity < TARGET_IDENTITY)) if miss]
+
+
+def run_domain_bench(sc: SyntheticCamera, landmarks, conditions: list[str], n: int = 20, seed: int = 0,
+                     progress: bool = True) -> list[DomainResult]:
+    """Score the registered mode (detect + identify) and the baseline (``naive_centres``) on ``n``
+    frames of each condition (``condition_frames(sc, condition, n, seed)``), and time one more pass
+    of each on one core. Returns one DomainResult per condition, in the order given."""
+    cv2.setNumThreads(1)
+    vision = TableVision(sc.cam, sc.table, sc.R, landmarks)
+    out = []
+    with tqdm(total=2 * n * len(conditions), desc="domain", disable=not progress) as bar:
+        for cond in conditions:
+            bar.set_postfix_str(f"rendering {cond}")
+            frames = condition_frames(sc, cond, n, seed)
+            bar.update(n)
+            bar.set_postfix_str(f"detecting {cond}")
+            ours, base, times, base_times = Score(), Score(), [], []
+            for f in frames:
+                det, obs = vision.detect(f.image)
+                ids = np.array([o.ball_id if o.ball_id is not None else -1 for o in obs])
+                ours.add(f.truth.ids, f.truth.pos, det.xy, ids, sc.R)
+                base.add(f.truth.ids, f.truth.pos, naive_centres(f.image, sc.cam, sc.table, sc.R), None, sc.R)
+                times.append(_timed(vision.detect, f.image))
+                base_times.append(_timed(naive_centres, f.image, sc.cam, sc.table, sc.R))
+                bar.update(1)
+            out.append(DomainResult(cond, len(frames), ours, base, _median_ms(times), _median_ms(base_times)))
+    return out
+
+
 def time_images(images: list[np.ndarray], radius_px: float, reps: int = 3) -> tuple[float, float]:
     """(ms, baseline ms): median time per frame of the pixel-only mode and of its baseline
     (``naive_pixel_centres``) on BGR images (real frames), one core, after a warm-up call each."""
@@ -173,13 +228,17 @@ def _median_ms(times: list[float]) -> float:
     return float(np.median(times)) * 1000
 
 
+def _score_json(s: Score) -> dict:
+    """A score as a JSON-ready dict (errors in mm; strict JSON: an error over no found ball is
+    null, with the reason under "note")."""
+    d = {"balls": s.balls, "found": s.found, "recall": s.recall, "false_balls": s.false,
+         "rms_mm": s.rms_mm if s.errors else None, "max_mm": s.max_mm if s.errors else None}
+    return d if s.errors else {**d, "note": "no ball found: no position error to measure"}
+
+
 def to_json(res: BenchResult) -> dict:
-    """The bench's figures as a JSON-ready dict (times in ms, errors in mm; strict JSON: an error
-    over no found ball is null, with the reason under "note")."""
-    def score(s: Score) -> dict:
-        d = {"balls": s.balls, "found": s.found, "recall": s.recall, "false_balls": s.false,
-             "rms_mm": s.rms_mm if s.errors else None, "max_mm": s.max_mm if s.errors else None}
-        return d if s.errors else {**d, "note": "no ball found: no position error to measure"}
+    """The bench's figures as a JSON-ready dict (times in ms, errors in mm, see ``_score_json``)."""
+    score = _score_json
     p = res.pixels
     return {"frames": res.frames, "ms_per_frame": res.ms, "baseline_ms_per_frame": res.baseline_ms,
             "speedup": res.baseline_ms / res.ms, "pipeline": {**score(res.ours), "identity": res.ours.identity},
@@ -209,3 +268,31 @@ def report(res: BenchResult) -> str:
         f"  recall {100 * p.recall:.2f} %, false balls {p.false}, centre error median "
         f"{np.median(p.errors) if p.errors else float('nan'):.2f} px (outline centre vs projected centre)",
     ])
+
+
+def domain_to_json(results: list[DomainResult], seed: int) -> dict:
+    """The domain bench as a JSON-ready dict: the targets, and per condition the pipeline's score
+    with identity, the baseline's, ms per frame of each and the targets missed."""
+    return {"seed": seed, "targets": {"recall": TARGET_RECALL, "rms_mm": TARGET_RMS_MM, "identity": TARGET_IDENTITY},
+            "conditions": {r.condition: {"frames": r.frames, "pipeline": {**_score_json(r.ours), "identity": r.ours.identity},
+                                         "baseline": _score_json(r.baseline), "ms_per_frame": r.ms,
+                                         "baseline_ms_per_frame": r.baseline_ms, "speedup": r.baseline_ms / r.ms,
+                                         "short_of": r.short_of} for r in results}}
+
+
+def domain_report(results: list[DomainResult], seed: int) -> str:
+    """The domain bench as a table, a row per condition, with the targets each misses."""
+    head = (f"wider rendered domain, registered mode (detect + identify), 1280x720, one core; seed {seed}, sets of "
+            f"a rack + 3 random layouts; targets: recall {100 * TARGET_RECALL:.0f} %, no false balls, RMS <= "
+            f"{TARGET_RMS_MM} mm, identity >= {100 * TARGET_IDENTITY:.0f} %")
+    cols = (f"{'condition':10s} {'frames':>6s} {'balls':>5s} {'recall':>8s} {'false':>5s} {'RMS mm':>6s} "
+            f"{'max mm':>6s} {'identity':>8s} {'ms':>5s} | baseline: {'recall':>8s} {'RMS mm':>6s} {'ms':>5s} "
+            f"{'x':>4s} | short of")
+    rows = []
+    for r in results:
+        o, b = r.ours, r.baseline
+        rows.append(f"{r.condition:10s} {r.frames:6d} {o.balls:5d} {100 * o.recall:7.1f}% {o.false:5d} "
+                    f"{o.rms_mm:6.2f} {o.max_mm:6.1f} {100 * o.identity:7.1f}% {r.ms:5.1f} |           "
+                    f"{100 * b.recall:7.1f}% {b.rms_mm:6.2f} {r.baseline_ms:5.1f} {r.baseline_ms / r.ms:4.1f} | "
+                    f"{', '.join(r.short_of) or 'met'}")
+    return "\n".join([head, cols, *rows])

@@ -19,12 +19,17 @@ are unchanged by every option below). Each option and how it is made:
   the rail caps), exposure and white balance (per-channel gains);
 * then sRGB, the sensor noise of the camera, and JPEG compression at ``jpeg_quality``.
 
+``CONDITIONS`` names the conditions the detector is measured in (one option at a time, a random
+draw with the harsh options off, and everything at once); ``condition_frames`` renders a
+reproducible set of frames in one of them (``cuerobot bench vision --domain``).
+
 Nothing here is used by the default render: ``SyntheticCamera.render`` and
 ``FastRenderer`` with default options are unchanged.
 """
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -33,6 +38,7 @@ import numpy as np
 from planner.state import TableState
 from vision.balls import CLOTH_SRGB, LINEAR_LUT, SNOOKER_SRGB, linear_to_srgb, srgb_to_linear
 from vision.camera import look_at_pose, table_to_pixels
+from vision.layouts import rack, random_layout
 from vision.render import RenderedFrame, SyntheticCamera
 from vision.render_fast import FastRenderer
 from vision.scene import CLOTH, CUSHION, NOSE_FACE, RAIL
@@ -98,6 +104,43 @@ def sample_domain(rng: np.random.Generator, ball_set: str = "pool", tilt_deg: fl
         sheen=float(rng.uniform(0.0, 0.3)), rail_glints=float(rng.uniform(0.0, 1.5)),
         exposure=float(rng.uniform(0.75, 1.3)), white_balance=tuple(float(v) for v in rng.uniform(0.88, 1.12, 3)),
         jpeg_quality=int(rng.integers(60, 96)) if rng.random() < 2 / 3 else 0)
+
+
+GENTLE = dict(projector=(0.0, 0.5, 0.5, 0.3, 0.3), halo=0.0, sheen=0.0, rail_glints=0.0, jpeg_quality=0)
+"""Options that turn a random draw gentle: cloth, texture, gradient, exposure and white balance only."""
+HARD = dict(projector=(0.6, 0.5, 0.5, 0.3, 0.3), halo=0.6, halo_share=0.5, sheen=0.2, rail_glints=1.0, jpeg_quality=80)
+"""Options that turn a random draw hard: a projector's lit area, halo rings, sheen, glints and JPEG q80."""
+
+CONDITIONS: dict[str, Callable[[np.random.Generator], Domain]] = {
+    "default": lambda rng: Domain(),
+    "gentle": lambda rng: dataclasses.replace(sample_domain(rng), **GENTLE),
+    "projector": lambda rng: Domain(projector=(0.6, 0.5, 0.5, 0.3, 0.3)),
+    "halo": lambda rng: Domain(halo=0.6, halo_share=0.5),
+    "sheen": lambda rng: Domain(sheen=0.2, rail_glints=1.0),
+    "jpeg": lambda rng: Domain(jpeg_quality=60),
+    "hard": lambda rng: dataclasses.replace(sample_domain(rng), **HARD),
+}
+"""Each measured condition's Domain, drawn from an rng: the default render; ``gentle``; a projector's
+lit area at 0.6; halo rings 0.6 around half the balls; sheen 0.2 and rail glints 1.0; JPEG at
+quality 60; ``hard``, every option at once."""
+SET_SIZE = 4
+"""Frames per set in ``condition_frames``: a full rack, then random layouts."""
+
+
+def condition_frames(sc: SyntheticCamera, condition: str, n: int, seed: int) -> list[RenderedFrame]:
+    """``n`` frames in ``CONDITIONS[condition]`` seen by ``sc``, in sets of SET_SIZE: set k draws from
+    ``default_rng(seed + k)`` a Domain before each frame, and the layouts (a full rack first, then
+    random layouts); frame j of a set is rendered with noise seed j. Raises KeyError for an
+    unknown condition."""
+    make = CONDITIONS[condition]
+    frames: list[RenderedFrame] = []
+    for k in range(-(-n // SET_SIZE)):
+        rng = np.random.default_rng(seed + k)
+        for j in range(min(SET_SIZE, n - len(frames))):
+            d = make(rng)
+            st = rack(sc.table, sc.R, rng) if j == 0 else random_layout(sc.table, sc.R, rng)
+            frames.append(DomainRenderer(sc, d, seed=j).render(st, rng))
+    return frames
 
 
 def oblique_camera(sc: SyntheticCamera, tilt_deg: float, azimuth_deg: float = 0.0) -> SyntheticCamera:

@@ -56,8 +56,12 @@ def register(subparsers) -> None:
 
 def register_bench(bench_subparsers) -> None:
     b = bench_subparsers.add_parser("vision", help="ms per 1280x720 frame on one core, and accuracy")
-    b.add_argument("--layouts", type=count, default=30, help="rendered layouts")
+    b.add_argument("--layouts", type=count, help="rendered layouts (default 30; with --domain, per condition: 20)")
     b.add_argument("--seed", type=seed, default=0, help="seed of the layouts")
+    b.add_argument("--domain", nargs="*", metavar="CONDITION", type=_condition,
+                   help="score the registered mode in these conditions of the wider rendered domain instead, "
+                        "against the targets (all when none is named: default gentle projector halo sheen jpeg "
+                        "hard, as vision.render_domain.CONDITIONS names them)")
     b.add_argument("--reps", type=count, default=3, help="timed passes over every frame")
     b.add_argument("--overlay", metavar="OUT.png", type=image_output, help="write one annotated frame")
     b.add_argument("--images", nargs="+", type=existing_file, metavar="IMG",
@@ -167,6 +171,8 @@ def _render(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    if args.domain is not None:
+        return _bench_domain(args)
     from vision.bench import report, run_bench, time_images, to_json
     from vision.image_files import read_image, write_image
     from vision.overlay import draw_observations
@@ -176,7 +182,7 @@ def _bench(args: argparse.Namespace) -> int:
         raise UserError("--images and --radius-px go together (the radius of the balls in those frames)")
     real = [read_image(p) for p in args.images or ()]
     sc, lm = synthetic_camera_from_config()
-    res = run_bench(sc, lm, n=args.layouts, seed=args.seed, reps=args.reps, progress=not args.json)
+    res = run_bench(sc, lm, n=args.layouts or 30, seed=args.seed, reps=args.reps, progress=not args.json)
     out = to_json(res)
     text = report(res)
     if real:
@@ -192,6 +198,27 @@ def _bench(args: argparse.Namespace) -> int:
         write_image(args.overlay, draw_observations(frame.image, TableVision(sc.cam, sc.table, sc.R, lm)
                                                     .observe(frame.image)))
         print(f"wrote {args.overlay}", file=sys.stderr if args.json else sys.stdout)
+    return 0
+
+
+def _condition(text: str) -> str:
+    """argparse type of --domain: a name in vision.render_domain.CONDITIONS (imported only when given)."""
+    from vision.render_domain import CONDITIONS
+    if text not in CONDITIONS:
+        raise argparse.ArgumentTypeError(f"unknown condition {text!r} (expected any of {', '.join(CONDITIONS)})")
+    return text
+
+
+def _bench_domain(args: argparse.Namespace) -> int:
+    from vision.bench import domain_report, domain_to_json, run_domain_bench
+    from vision.render import synthetic_camera_from_config
+    from vision.render_domain import CONDITIONS
+    if args.images or args.radius_px or args.overlay:
+        raise UserError("--domain scores rendered frames only: --images, --radius-px and --overlay go without it")
+    sc, lm = synthetic_camera_from_config()
+    res = run_domain_bench(sc, lm, args.domain or list(CONDITIONS), n=args.layouts or 20, seed=args.seed,
+                           progress=not args.json)
+    print(json.dumps(domain_to_json(res, args.seed), allow_nan=False) if args.json else domain_report(res, args.seed))
     return 0
 
 

@@ -6,6 +6,7 @@ identity >= 99 %); each test's comment gives the figure measured and what it was
 that raised it. docs/vision.md ("Limits") has the per-condition figures."""
 from __future__ import annotations
 
+import cv2
 import numpy as np
 import pytest
 from cloth_stages import half_cloth
@@ -17,11 +18,17 @@ from vision.detect_pixels import detect_in_pixels
 from vision.identify import ball_features, colour_names
 from vision.layouts import rack, random_layout
 from vision.pipeline import TableVision
-from vision.render_domain import Domain, DomainRenderer, oblique_camera, sample_domain
+from vision.render_domain import (
+    GENTLE,
+    HARD,
+    SET_SIZE,
+    Domain,
+    DomainRenderer,
+    condition_frames,
+    oblique_camera,
+    sample_domain,
+)
 from vision.scene import CLOTH
-
-GENTLE = dict(projector=(0.0, 0.5, 0.5, 0.3, 0.3), halo=0.0, sheen=0.0, rail_glints=0.0, jpeg_quality=0)
-HARD = dict(projector=(0.6, 0.5, 0.5, 0.3, 0.3), halo=0.6, halo_share=0.5, sheen=0.2, rail_glints=1.0, jpeg_quality=80)
 
 
 def _frames(sc, domains, seed):
@@ -262,3 +269,22 @@ def test_pixel_only_mode_on_projector_halo_glints_and_jpeg(synthetic_camera):
     s = _pixel_score(_hard_frames(sc))
     assert s.recall >= 0.5
     assert s.false <= 2
+
+
+def test_condition_frames_are_the_conditions_sets(synthetic_camera):
+    """``condition_frames``: sets of SET_SIZE (a full rack first) drawn from seed + k, so frame
+    SET_SIZE starts the next seed's set; the 'jpeg' condition is the default condition's frame through
+    JPEG at quality 60 (same draws: Domain() takes none from the rng)."""
+    sc, _ = synthetic_camera
+    n = SET_SIZE + 1
+    frames = condition_frames(sc, "default", n, 3)
+    assert len(frames) == n
+    assert len(frames[0].truth.ids) == 16 and len(frames[SET_SIZE].truth.ids) == 16
+    nxt = condition_frames(sc, "default", 1, 4)[0]
+    assert np.array_equal(frames[SET_SIZE].image, nxt.image)
+    np.testing.assert_array_equal(frames[SET_SIZE].truth.pos, nxt.truth.pos)
+    jpeg = condition_frames(sc, "jpeg", 1, 3)[0]
+    ok, buf = cv2.imencode(".jpg", frames[0].image, [cv2.IMWRITE_JPEG_QUALITY, 60])
+    assert np.array_equal(jpeg.image, cv2.imdecode(buf, cv2.IMREAD_COLOR))
+    with pytest.raises(KeyError):
+        condition_frames(sc, "carom", 1, 0)

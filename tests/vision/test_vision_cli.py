@@ -5,6 +5,7 @@ import json
 
 import cv2
 import numpy as np
+import pytest
 
 from controller.cli import main
 
@@ -60,3 +61,29 @@ def test_bench_vision_times_real_frames_in_the_same_run(tmp_path, capsys):
     # one without the other is refused before any work
     assert main(["bench", "vision", "--images", str(frames[0])]) == 2
     assert "--images and --radius-px go together" in capsys.readouterr().err
+
+
+def test_bench_vision_domain_scores_each_condition_against_the_targets(capsys):
+    """``bench vision --domain``: one row per condition named, scored on the frames
+    ``condition_frames`` renders (ball counts from their truth); on the default render the pipeline
+    meets the targets, which the HoughCircles baseline does not."""
+    from vision.render import synthetic_camera_from_config
+    from vision.render_domain import CONDITIONS, condition_frames
+    assert main(["bench", "vision", "--domain", "default", "jpeg", "--layouts", "2", "--seed", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert list(out["conditions"]) == ["default", "jpeg"] and out["seed"] == 1
+    sc, _ = synthetic_camera_from_config()
+    balls = sum(len(f.truth.ids) for f in condition_frames(sc, "default", 2, 1))
+    d = out["conditions"]["default"]
+    assert d["frames"] == 2 and d["pipeline"]["balls"] == d["baseline"]["balls"] == balls
+    assert d["pipeline"]["recall"] == 1.0 and d["pipeline"]["rms_mm"] <= 0.5 and d["short_of"] == []
+    assert d["baseline"]["recall"] < 1.0 or d["baseline"]["rms_mm"] > 0.5
+    assert d["speedup"] == d["baseline_ms_per_frame"] / d["ms_per_frame"]
+    # the help names every condition; an unknown one is refused with the list
+    with pytest.raises(SystemExit) as e:
+        main(["bench", "vision", "--domain", "carom"])
+    assert e.value.code == 2 and "unknown condition 'carom'" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["bench", "vision", "--help"])
+    help_text = " ".join(capsys.readouterr().out.split())
+    assert all(c in help_text for c in CONDITIONS)
