@@ -81,7 +81,7 @@ def _run(args) -> int:
     try:
         if not args.no_dashboard:
             dashboard = _dashboard(game.service, settings.service.api)
-        winner = _serve(game.service)
+        winner = _serve(game.service, attended=dashboard is not None)
     finally:
         if dashboard is not None:
             dashboard.stop()
@@ -97,8 +97,11 @@ def _run(args) -> int:
     return 0
 
 
-def _serve(service) -> int | None:
-    """Run the service on a thread so that Ctrl-C stops it between shots (``Service.stop``)."""
+def _serve(service, attended: bool) -> int | None:
+    """Run the service on a thread so that Ctrl-C stops it between shots (``Service.stop``).
+    Unless ``attended`` (a dashboard to resume it from), a pause or fault stops it: it says why on
+    stderr. Returns the winner, or None when stopped."""
+    from controller.service.states import State
     box: dict = {}
 
     def target():
@@ -112,6 +115,12 @@ def _serve(service) -> int | None:
     try:
         while th.is_alive():
             th.join(0.2)
+            state = service.machine.state
+            if not attended and state in (State.PAUSED, State.FAULTED):
+                print(f"{state.value}: {service.machine.reason}; with no dashboard nobody can resume the game: "
+                      "stopping", file=sys.stderr, flush=True)
+                service.stop()
+                th.join()
     except KeyboardInterrupt:
         print("stopping (Ctrl-C): the service stops before its next shot", file=sys.stderr, flush=True)
         service.stop()
