@@ -40,6 +40,8 @@ Stages, each a function over arrays:
    those contacts (``place_by_contacts``). Balls cannot overlap
    (``separate_overlaps``). A fit to fewer than FEW_EDGES outline points (a short arc, such as what
    is left of a halo ring) is a ball only where its square is full of foreground.
+7. ``without_intruders`` (``vision.intruders``): no fit on a hand or an arm, foreground that came
+   in over the rail, unless its outline is a ball's.
 """
 from __future__ import annotations
 
@@ -71,6 +73,7 @@ from vision.cloth import (
     take_off_light,
 )
 from vision.fits import fit_spheres
+from vision.intruders import clear_of_intruders, reach_in_band
 from vision.scene import CLOTH, CUSHION, NOSE_FACE, POCKET, RailGeometry, TableScene
 from vision.thin_lines import remove_thin_lines, take_line_edges
 
@@ -330,6 +333,7 @@ class TableDetector:
         self.r_map = np.clip(self.r_map, r_lo, r_hi)       # off the table: as on its edge
         self.box = max(3, int(round(1.25 * r_lo)) | 1)
         self.r_half = float(np.median(self.r_map[self.allowed]))       # a ball's usual half-resolution radius
+        self.reach_in = known & reach_in_band(roi & (cloth_like | self.hole), self.hole, self.r_half)
         self.known_count = cv2.boxFilter(self.known, cv2.CV_32F, (self.box, self.box), normalize=False)
         # sparse grid of cloth samples for the cloth model
         step = 10
@@ -427,7 +431,16 @@ class TableDetector:
             return _empty(), image
         px0 = np.stack([2 * cand[:, 0] + 0.5 + u0, 2 * cand[:, 1] + 0.5 + v0], axis=1)
         xy = pixels_to_table(self.cam, px0, self.R)
-        return self.refine(image, xy, fill, model, fill_fraction(fg, self.known, self.known_count, self.box)), image
+        det = self.refine(image, xy, fill, model, fill_fraction(fg, self.known, self.known_count, self.box))
+        return self.without_intruders(det, fg), image
+
+    def without_intruders(self, det: Detections, fg: np.ndarray) -> Detections:
+        """``det`` without the fits whose disc is mostly foreground that came in over the rail (a
+        hand, an arm: ``vision.intruders``). fg: the half-resolution foreground."""
+        u0, v0 = self.crop[:2]
+        return det.take(clear_of_intruders((fg > 0) & (self.known > 0), self.reach_in,
+                                           (det.px - [u0 + 0.5, v0 + 0.5]) / 2, det.r_px / 2,
+                                           det.n_edges / N_RAYS, np.nan_to_num(det.rms_px)))
 
     def refine(self, image: np.ndarray, xy: np.ndarray, fill: np.ndarray, cloth: ClothModel,
                fill_map: np.ndarray) -> Detections:

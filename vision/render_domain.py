@@ -16,7 +16,8 @@ are unchanged by every option below). Each option and how it is made:
 * in linear light, after the render: a lighting gradient (gain linear across the image), a
   projector's lit area (additive, coloured, soft-edged ellipse) and halo rings around some balls
   (additive, as a projector draws them), specular highlights (soft sheen on the cloth, streaks on
-  the rail caps), exposure and white balance (per-channel gains);
+  the rail caps), exposure and white balance (per-channel gains); a person's hand and forearm
+  reaching over the table, with its shadow (``vision.render_hand``; under the lights above);
 * then sRGB, the sensor noise of the camera, and JPEG compression at ``jpeg_quality``.
 
 ``CONDITIONS`` names the conditions the detector is measured in (one option at a time, a random
@@ -36,11 +37,13 @@ import cv2
 import numpy as np
 
 from planner.state import TableState
+from planner.table import Table
 from vision.balls import CLOTH_SRGB, LINEAR_LUT, SNOOKER_SRGB, linear_to_srgb, srgb_to_linear
 from vision.camera import look_at_pose, table_to_pixels
 from vision.layouts import rack, random_layout
-from vision.render import RenderedFrame, SyntheticCamera
+from vision.render import RenderedFrame, SyntheticCamera, Truth
 from vision.render_fast import FastRenderer
+from vision.render_hand import SKIN_SRGB, Hand, hand_layer, touches
 from vision.scene import CLOTH, CUSHION, NOSE_FACE, RAIL
 
 BALL_SETS = ("pool", "snooker")
@@ -61,7 +64,8 @@ class Domain:
     in units of the table-centre irradiance, 0 = off); projector_rgb: its colour gains;
     halo: strength of rings around balls (0 = off), halo_share: the share of balls that get one;
     sheen: strength of the cloth sheen; rail_glints: strength of the rail-cap streaks;
-    exposure: overall gain; white_balance: (r, g, b) gains; jpeg_quality: 1..100 or 0 for none.
+    exposure: overall gain; white_balance: (r, g, b) gains; jpeg_quality: 1..100 or 0 for none;
+    hand: a person's hand and forearm over the table (``vision.render_hand``) or None.
     """
     cloth_srgb: tuple = CLOTH_SRGB
     texture: float = 0.0
@@ -78,6 +82,7 @@ class Domain:
     exposure: float = 1.0
     white_balance: tuple = (1.0, 1.0, 1.0)
     jpeg_quality: int = 0
+    hand: Hand | None = None
 
     def __post_init__(self):
         if self.ball_set not in BALL_SETS:
@@ -111,18 +116,19 @@ GENTLE = dict(projector=(0.0, 0.5, 0.5, 0.3, 0.3), halo=0.0, sheen=0.0, rail_gli
 HARD = dict(projector=(0.6, 0.5, 0.5, 0.3, 0.3), halo=0.6, halo_share=0.5, sheen=0.2, rail_glints=1.0, jpeg_quality=80)
 """Options that turn a random draw hard: a projector's lit area, halo rings, sheen, glints and JPEG q80."""
 
-CONDITIONS: dict[str, Callable[[np.random.Generator], Domain]] = {
-    "default": lambda rng: Domain(),
-    "gentle": lambda rng: dataclasses.replace(sample_domain(rng), **GENTLE),
-    "projector": lambda rng: Domain(projector=(0.6, 0.5, 0.5, 0.3, 0.3)),
-    "halo": lambda rng: Domain(halo=0.6, halo_share=0.5),
-    "sheen": lambda rng: Domain(sheen=0.2, rail_glints=1.0),
-    "jpeg": lambda rng: Domain(jpeg_quality=60),
-    "hard": lambda rng: dataclasses.replace(sample_domain(rng), **HARD),
+CONDITIONS: dict[str, Callable[[np.random.Generator, Table], Domain]] = {
+    "default": lambda rng, table: Domain(),
+    "gentle": lambda rng, table: dataclasses.replace(sample_domain(rng), **GENTLE),
+    "projector": lambda rng, table: Domain(projector=(0.6, 0.5, 0.5, 0.3, 0.3)),
+    "halo": lambda rng, table: Domain(halo=0.6, halo_share=0.5),
+    "sheen": lambda rng, table: Domain(sheen=0.2, rail_glints=1.0),
+    "jpeg": lambda rng, table: Domain(jpeg_quality=60),
+    "hard": lambda rng, table: dataclasses.replace(sample_domain(rng), **HARD),
+    "hand": lambda rng, table: Domain(hand=sample_hand(rng, table)),
 }
-"""Each measured condition's Domain, drawn from an rng: the default render; ``gentle``; a projector's
+"""Each measured condition's Domain, drawn from an rng for a table: the default render; ``gentle``; a projector's
 lit area at 0.6; halo rings 0.6 around half the balls; sheen 0.2 and rail glints 1.0; JPEG at
-quality 60; ``hard``, every option at once."""
+quality 60; ``hard``, every option at once; ``hand``, a person's hand over the table."""
 SET_SIZE = 4
 """Frames per set in ``condition_frames``: a full rack, then random layouts."""
 
@@ -130,17 +136,30 @@ SET_SIZE = 4
 def condition_frames(sc: SyntheticCamera, condition: str, n: int, seed: int) -> list[RenderedFrame]:
     """``n`` frames in ``CONDITIONS[condition]`` seen by ``sc``, in sets of SET_SIZE: set k draws from
     ``default_rng(seed + k)`` a Domain before each frame, and the layouts (a full rack first, then
-    random layouts); frame j of a set is rendered with noise seed j. Raises KeyError for an
-    unknown condition."""
+    random layouts; a hand is drawn again until it touches no ball); frame j of a set is rendered
+    with noise seed j. Raises KeyError for an unknown condition."""
     make = CONDITIONS[condition]
     frames: list[RenderedFrame] = []
     for k in range(-(-n // SET_SIZE)):
         rng = np.random.default_rng(seed + k)
         for j in range(min(SET_SIZE, n - len(frames))):
-            d = make(rng)
+            d = make(rng, sc.table)
             st = rack(sc.table, sc.R, rng) if j == 0 else random_layout(sc.table, sc.R, rng)
+            while d.hand is not None and touches(sc.cam, d.hand, np.asarray(st.pos), sc.R):
+                d = make(rng, sc.table)             # a hand off the balls (see vision.render_hand)
             frames.append(DomainRenderer(sc, d, seed=j).render(st, rng))
     return frames
+
+
+def sample_hand(rng: np.random.Generator, table: Table) -> Hand:
+    """A random Hand: the palm anywhere on ``table``'s cloth 0.1 m in from the cushions, the forearm
+    towards the rail behind it (away from the table centre, +-45 deg), a fist one time in three, any
+    skin tone."""
+    w, length = table.width, table.length
+    x, y = rng.uniform([0.1, 0.1], [w - 0.1, length - 0.1])
+    away = np.degrees(np.arctan2(y - length / 2, x - w / 2))
+    return Hand(float(x), float(y), float(away + rng.uniform(-45, 45)), bool(rng.random() < 1 / 3),
+                int(rng.integers(len(SKIN_SRGB))))
 
 
 def oblique_camera(sc: SyntheticCamera, tilt_deg: float, azimuth_deg: float = 0.0) -> SyntheticCamera:
@@ -207,12 +226,18 @@ class DomainRenderer:
         gain = np.clip(1.0 + domain.gradient[0] * uu + domain.gradient[1] * vv, 0.3, None)
         self.gain = (gain[..., None] * domain.exposure * np.array(domain.white_balance[::-1], np.float32))
         self.light = (self._projector(w, h, uu, vv) + self._glints(w, h, rng, g.kind == RAIL)).astype(np.float32)
+        self.hand = None if domain.hand is None else hand_layer(sc.cam, domain.hand)
 
     def render(self, state: TableState, rng: np.random.Generator) -> RenderedFrame:
         """One frame of ``state`` in the domain (ball orientations and noise offset from ``rng``)."""
         f = self.fast.render(state, rng, noise=False)
         d = self.domain
-        lin = LINEAR_LUT[f.image] * self.gain + self.light * d.exposure
+        lin = LINEAR_LUT[f.image]
+        if self.hand is not None:
+            cover, colour, shadow = self.hand
+            lin = lin * (1.0 - shadow * (1.0 - cover))[..., None]
+            lin = lin * (1.0 - cover[..., None]) + colour * cover[..., None]
+        lin = lin * self.gain + self.light * d.exposure
         if d.halo > 0 and len(f.truth.ids):
             lin += self._halos(f.truth.centre_px, rng) * d.exposure
         idx = np.clip(lin * (_SRGB_OUT.size - 1) + 0.5, 0, _SRGB_OUT.size - 1).astype(np.intp)
@@ -221,7 +246,17 @@ class DomainRenderer:
         if d.jpeg_quality:
             ok, buf = cv2.imencode(".jpg", img, [cv2.IMWRITE_JPEG_QUALITY, d.jpeg_quality])
             img = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-        return RenderedFrame(img, f.truth)
+        return RenderedFrame(img, self._visible(f.truth))
+
+    def _visible(self, truth: Truth) -> Truth:
+        """The truth without the balls the hand hides (its coverage >= 0.5 at their centre pixel)."""
+        if self.hand is None or not len(truth.ids):
+            return truth
+        h, w = self.hand[0].shape
+        u = np.clip(np.rint(truth.centre_px[:, 0]).astype(int), 0, w - 1)
+        v = np.clip(np.rint(truth.centre_px[:, 1]).astype(int), 0, h - 1)
+        seen = self.hand[0][v, u] < 0.5
+        return Truth(truth.ids[seen], truth.pos[seen], truth.centre_px[seen])
 
     # ---- the added light (linear BGR, units of the table-centre irradiance) ----------------
     def _projector(self, w, h, uu, vv) -> np.ndarray:
