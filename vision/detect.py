@@ -25,9 +25,14 @@ Stages, each a function over arrays:
    specks are too small.
 4. Outline points along the normals of each ball's predicted outline (``silhouette_circles``):
    where the profile leaves the cloth, then to sub-pixel where a pixel is half ball, half
-   background in linear light (``outline_points``; kernels in ``vision.edges``). Lines running
+   background in linear light (``outline_points``; kernels in ``vision.edges``; in a JPEG frame a
+   step mostly in colour, smeared at half resolution, is first read REFINE_SIDE px either side). Lines running
    into another ball are dropped. Where a projector or sheen changes the cloth's colour, "the
-   cloth" is the ball's own (``local_cloth``).
+   cloth" is the ball's own (``local_cloth``), with white light added up to OUTLINE_LIT of the way
+   to white (the cloth beside a ball can be whiter than where its colour was read). Where no halo
+   rings were taken out, a colour much brighter than the cloth is ball too (a white ball on a grey
+   cloth), and a ball of about the cloth's colour is searched for half its own angle from it,
+   unrefined (``edge_chroma_deg``).
 5. ``fit_spheres`` (``vision.fits``): the sphere centre (x, y, R) and an effective radius rho for which every outline
    ray is tangent to the sphere (distance from the centre to each ray = rho), robust Gauss-Newton.
    This is exact under perspective: the centre of the ellipse a ball projects to is not the image
@@ -53,7 +58,7 @@ import numpy as np
 from planner.jit import njit
 from planner.table import Table
 from vision import edges as _edges
-from vision.balls import LINEAR_LUT, linear_to_srgb, srgb_to_linear
+from vision.balls import LINEAR_LUT, SRGB_LUT, linear_to_srgb, srgb_to_linear
 from vision.camera import (
     CameraModel,
     pixel_rays,
@@ -94,13 +99,29 @@ SEARCH_WIDTHS = (3.0, 1.5, 1.5)        # px either side of the predicted outline
 EDGE_STEP = 0.5                        # px between samples along a search line
 EDGE_CHROMA_DEG = 8.0                  # colour further than this from the cloth's: ball
 DARK_LINEAR = 0.2                      # darker than this share of the lit cloth: ball (the 8)
+BRIGHT_LINEAR = 2.5                    # brighter than this many times the lit cloth: ball (of the cloth's hue)
 EDGE_MIN_SHARE = 0.1                   # weakest step accepted, as a share of the lit cloth
+LOW_CONTRAST_DEG = 10.0                # a ball whose body colour is this close to the cloth's colour (a maroon ball on a
+LOW_LEVEL = 0.4                        # red cloth, a green one on green) and between this share of the cloth's level and
+                                       # BRIGHT_LINEAR times it is searched with EDGE_OWN_SHARE of that angle, and its
+                                       # points are not refined (its darker rim makes the half-way point ambiguous) ...
+EDGE_OWN_SHARE = 0.5
+EDGE_MIN_DEG = 3.0                     # ... but at least this (a cloth's texture: ~1 degree)
 REFINE_REACH = 1.0                     # px a refined outline point may move
+BLOCKY_CONTRAST = 1.2                  # a frame stepping this many times more across JPEG's 8x8 block columns than
+                                       # elsewhere (``block_contrast``: raw 1.00-1.04, JPEG q95-q60 1.35-1.7) ...
+REFINE_SIDE = 2.0                      # ... refines an outline point whose step is mostly in colour (luma share
+LUMA_SHARE = 0.85                      # below this: JPEG keeps colour at half resolution) between the colours this
+                                       # many px either side first, then 1 px (x20 q60: 1.91 -> 1.33 mm; side 2.5 /
+                                       # 3: same RMS, fewer balls in the hard set; every step wide: the white cue
+                                       # ball's MJPG track moves)
 # acceptance
 LOCAL_RINGS = (2.0, 3.0, 4.0)          # a ball's local cloth colour is read on rings this many outline radii out ...
 LOCAL_WHITE = 0.85                     # ... as the cloth's colour with white light added up to this share of the way to white ...
 LOCAL_MIN = 4                          # ... from at least this many of 16 cloth-coloured samples
 OUTLINE_RINGS = (2.0, 3.0)             # ... of these rings for its outline search (the widest reaches a less lit part)
+OUTLINE_LIT = 0.2                      # ... taking its colour with white light added up to this share of the way to
+                                       # white for cloth (hard x20 67.3 -> 71.4 %, 2.01 -> 1.58 mm; 0.5 lost sheen balls)
 LOCAL_OWN_DEG = 3.0                    # a ball whose local cloth is this far from the frame's uses its own
 RMS_MAX_PX = 0.6                       # a ball's outline fits its sphere (circle) to this RMS [px] near a pocket ...
 RMS_MAX_SHARE = 0.055                  # ... and to this share of its outline radius elsewhere (JPEG blocks
@@ -112,6 +133,9 @@ FRAME_MIN_FITS = 6                     # noise: JPEG q60 ~0.5 px, clean ~0.08 px
 WHOLE_SHARE = 0.75                     # a ball showing this share of its outline rays measures rho; with at least
 RHO_FRAME_MIN = 3                      # ... this many such balls their median rho (else R) is the prior of the
 RHO_PRIOR_RAYS = 8.0                   # ... last fit, held with this many rays' weight
+RHO_FRAME_MIN_BLOCKY = 1               # ... in a JPEG frame one such ball is enough (a rack frame's cue ball tells
+                                       # its outward offset; with R the rack's edge balls sat 1.5 mm out: JPEG q60
+                                       # x20 1.33 -> 1.12 mm)
 FEW_EDGES = 13                         # a ball fitted to fewer outline points than this (a short arc: a halo
 FEW_FILL = 0.75                        # ring's left-over) needs its square this full of foreground
 MIN_EDGES = 8                          # a ball needs at least this many consistent outline points
@@ -121,7 +145,9 @@ CONTACT_MIN = 3                        # placed by contacts: at least this many 
 CONTACT_SLACK = 0.004                  # [m] neighbours this close to touching are taken to touch
 CONTACT_RMS_FACTOR = 8.0               # ... or this many times the frame's median fit RMS (JPEG q60: ~8 mm, as its
                                        # rack's edge balls are 2-5 mm off; clean frames keep 4 mm)
-CONTACT_FILL = 0.85                    # the square at a placed centre is this full of ball
+CONTACT_FILL = 0.6                     # the square at a placed centre is this full of ball (0.85 lost a black 8 whose
+                                       # white disc and neighbours' white on a grey cloth are no foreground: 0.66;
+                                       # rendered placed balls otherwise >= 0.89, a false one 0.39)
 
 
 @dataclass(frozen=True)
@@ -167,18 +193,63 @@ def outline_normals(outline: np.ndarray) -> np.ndarray:
 
 
 def outline_points(image: np.ndarray, outline: np.ndarray, half_width: float, cloth_lin: np.ndarray,
-                   refine: bool, min_step: float = 0.0, hole=None) -> tuple[np.ndarray, np.ndarray]:
+                   refine: bool, min_step: float = 0.0, hole=None, bright: float = np.inf,
+                   chroma_deg: float = EDGE_CHROMA_DEG, lit_share: float = 0.0,
+                   side: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """Outline points (M, N, 2) found along the normals of predicted outlines (M, N, 2) [px] and
     which are valid (M, N) (``vision.edges``): where the profile leaves the cloth (lit cloth colour
-    ``cloth_lin``, linear BGR), then with ``refine`` to where a pixel is half ball, half background.
+    ``cloth_lin``, linear BGR, with white light added up to ``lit_share`` of the way to white), then
+    with ``refine`` to where a pixel is half ball, half background.
     hole: None or (half-resolution pocket mask, (u0, v0) its top-left full-resolution pixel, (M,)
-    which balls are near a pocket)."""
+    which balls are near a pocket); bright: a colour brighter than this many times the lit cloth is ball
+    too (along the cloth's colour, linear light; inf: brightness alone never is); chroma_deg: the colour
+    angle from the cloth beyond which a colour is ball; side: > 1 on a JPEG frame, where a step mostly
+    in colour is first refined this many px either side (``vision.edges`` module notes)."""
     M = outline.shape[0]
     mask, (u0, v0), rows = hole if hole is not None else (np.zeros((1, 1), bool), (0, 0), np.zeros(M, bool))
     return _edges.outline_points(image, LINEAR_LUT, outline, outline_normals(outline), float(half_width),
-                                 EDGE_STEP, np.asarray(cloth_lin, np.float64), np.tan(np.radians(EDGE_CHROMA_DEG)),
-                                 DARK_LINEAR, mask, float(u0), float(v0), rows, refine, float(min_step),
-                                 REFINE_REACH, 2)
+                                 EDGE_STEP, np.asarray(cloth_lin, np.float64), np.tan(np.radians(chroma_deg)),
+                                 DARK_LINEAR, float(bright), mask, float(u0), float(v0), rows, refine, float(min_step),
+                                 REFINE_REACH, 2, float(lit_share), float(side), LUMA_SHARE, SRGB_LUT)
+
+
+def body_colour(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray) -> np.ndarray:
+    """(M, 3) the median linear BGR colour of 32 samples (nearest pixel) on circles 0.5 and 0.75 outline
+    radii about centres (M, 2) with outline radii (M,) [px] in a BGR uint8 image: a ball's body colour."""
+    t = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
+    ring = np.concatenate([f * np.stack([np.cos(t), np.sin(t)], axis=1) for f in (0.5, 0.75)])
+    return _body_colour(image, LINEAR_LUT, np.asarray(centres_px, np.float64), np.asarray(radii_px, np.float64), ring)
+
+
+@njit(cache=True)
+def _body_colour(image, lut, centres, radii, ring):
+    """``body_colour`` over the offsets ``ring`` (K, 2) in outline radii."""
+    M, K = centres.shape[0], ring.shape[0]
+    h, w = image.shape[0], image.shape[1]
+    out = np.empty((M, 3))
+    vals = np.empty((3, K))
+    for m in range(M):
+        for k in range(K):
+            x = min(max(int(np.rint(centres[m, 0] + radii[m] * ring[k, 0])), 0), w - 1)
+            y = min(max(int(np.rint(centres[m, 1] + radii[m] * ring[k, 1])), 0), h - 1)
+            for c in range(3):
+                vals[c, k] = lut[image[y, x, c]]
+        for c in range(3):
+            out[m, c] = np.median(vals[c])
+    return out
+
+
+def edge_chroma_deg(body: np.ndarray, cloth_lin: np.ndarray, bright: float = BRIGHT_LINEAR) -> np.ndarray:
+    """(M,) the colour angle [deg] from the cloth beyond which the outline search takes a colour for ball,
+    per ball of body colour (M, 3) (``body_colour``) on a cloth of colour (M, 3), both linear BGR:
+    EDGE_CHROMA_DEG, but for a ball within LOW_CONTRAST_DEG of its cloth's colour and of about its level
+    (LOW_LEVEL to ``bright`` times; brighter or darker the search sees it anyway) EDGE_OWN_SHARE of its
+    angle, at least EDGE_MIN_DEG: half-way from the cloth to the ball in colour."""
+    norm_b, norm_c = np.linalg.norm(body, axis=1), np.linalg.norm(cloth_lin, axis=1)
+    ang = np.degrees(np.arccos(np.clip(np.sum(body * cloth_lin, axis=1) / np.maximum(norm_b * norm_c, 1e-12), -1, 1)))
+    level = norm_b / np.maximum(norm_c, 1e-12)
+    low = (ang < LOW_CONTRAST_DEG) & (level > LOW_LEVEL) & (level < bright)
+    return np.where(low, np.clip(EDGE_OWN_SHARE * ang, EDGE_MIN_DEG, EDGE_CHROMA_DEG), EDGE_CHROMA_DEG)
 
 
 def local_cloth(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray,
@@ -414,10 +485,11 @@ class TableDetector:
         half = cv2.resize(image[v0:v1, u0:u1], self.half_size, interpolation=cv2.INTER_AREA)
         given = image
         image, half = self.unlined(image, half)
+        ringed = image is not given
         model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale)
         bright = self._bright(model)
         light = None
-        if model.lit != (0.0, 0.0) and image is given:      # light added across the cloth (no halo rings)
+        if model.lit != (0.0, 0.0) and not ringed:      # light added across the cloth (no halo rings)
             half, model, bright, light = self.unlit(half, model, bright)
         fg = foreground(half, model, bright, self.hole, BRIGHTER)
         cand, fill = candidates(half, fg, self.known, self.known_count, self.allowed, self.r_map, self.box,
@@ -431,7 +503,8 @@ class TableDetector:
             return _empty(), image
         px0 = np.stack([2 * cand[:, 0] + 0.5 + u0, 2 * cand[:, 1] + 0.5 + v0], axis=1)
         xy = pixels_to_table(self.cam, px0, self.R)
-        det = self.refine(image, xy, fill, model, fill_fraction(fg, self.known, self.known_count, self.box))
+        bright = np.inf if ringed else BRIGHT_LINEAR     # a halo ring's remnant is bright too
+        det = self.refine(image, xy, fill, model, fill_fraction(fg, self.known, self.known_count, self.box), bright)
         return self.without_intruders(det, fg), image
 
     def without_intruders(self, det: Detections, fg: np.ndarray) -> Detections:
@@ -443,17 +516,20 @@ class TableDetector:
                                            det.n_edges / N_RAYS, np.nan_to_num(det.rms_px)))
 
     def refine(self, image: np.ndarray, xy: np.ndarray, fill: np.ndarray, cloth: ClothModel,
-               fill_map: np.ndarray) -> Detections:
+               fill_map: np.ndarray, bright: float = BRIGHT_LINEAR) -> Detections:
         """Sub-pixel centres from starting table positions (M, 2) [m]; drops what is not a ball.
 
         fill: (M,) the candidates' foreground share; fill_map: (h, w) foreground share at every
-        half-resolution pixel (to vet balls placed by their contacts)."""
+        half-resolution pixel (to vet balls placed by their contacts); bright: the outline search takes
+        a colour this many times brighter than the lit cloth for ball (``outline_points``)."""
         cam, R = self.cam, self.R
         cloth_lin = cloth.linear_colour
         origin = cam.centre
         start = xy.copy()
         rho = np.full(xy.shape[0], R)
         min_step = EDGE_MIN_SHARE * np.linalg.norm(cloth_lin)
+        blocky = _edges.block_contrast(image) > BLOCKY_CONTRAST
+        side, rho_min = (REFINE_SIDE, RHO_FRAME_MIN_BLOCKY) if blocky else (1.0, RHO_FRAME_MIN)
         for it, half_width in enumerate(SEARCH_WIDTHS):
             P = np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1)
             circles = silhouette_circles(cam, P, rho, N_RAYS)
@@ -466,13 +542,20 @@ class TableDetector:
             cos = local @ cloth_lin / (np.linalg.norm(local, axis=1) * np.linalg.norm(cloth_lin))
             own = (cloth.lit != (0.0, 0.0)) | (cos < np.cos(np.radians(LOCAL_OWN_DEG)))
             pts, valid = np.empty_like(outline), np.zeros(outline.shape[:2], bool)
-            rest = np.flatnonzero(~own)
+            ref = np.where(own[:, None], local, cloth_lin)
+            deg = np.full(len(own), EDGE_CHROMA_DEG)
+            if np.isfinite(bright):          # no halo rings (their remnants): balls of the cloth's own colour
+                deg = edge_chroma_deg(body_colour(image, cpx, rpx), ref, bright)
+            low = deg < EDGE_CHROMA_DEG
+            rest = np.flatnonzero(~own & ~low)
             if rest.size:        # the cloth beside these balls has the frame's cloth colour
                 pts[rest], valid[rest] = outline_points(image, outline[rest], half_width, cloth_lin, it > 0,
-                                                        min_step, (mask, corner, rows[rest]))
-            for m in np.flatnonzero(own):    # a projector or sheen changes it: each ball its own
-                pts[m:m + 1], valid[m:m + 1] = outline_points(image, outline[m:m + 1], half_width, local[m],
-                                                              it > 0, min_step, (mask, corner, rows[m:m + 1]))
+                                                        min_step, (mask, corner, rows[rest]), bright, side=side)
+            for m in np.flatnonzero(own | low):    # a projector or sheen changes it, or a ball of its colour
+                pts[m:m + 1], valid[m:m + 1] = outline_points(image, outline[m:m + 1], half_width, ref[m],
+                                                              it > 0 and not low[m], min_step,
+                                                              (mask, corner, rows[m:m + 1]), bright, deg[m],
+                                                              OUTLINE_LIT if own[m] else 0.0, side)
             valid &= ~near
             rays = pixel_rays(cam, pts.reshape(-1, 2)).reshape(pts.shape[0], pts.shape[1], 3)
             px_per_m = cam.K[0, 0] / np.linalg.norm(P - origin, axis=1)
@@ -481,7 +564,7 @@ class TableDetector:
             xy, rho, rms, tw = fit_spheres(origin, rays, valid, xy0, R, rho0, px_per_m, iters=3 if it == 0 else 6)
             whole = (tw > 0.5).sum(axis=1) >= WHOLE_SHARE * N_RAYS
             if last:         # a partial outline cannot tell rho from the centre: the frame's rho, or R
-                prior = np.median(rho[whole]) if whole.sum() >= RHO_FRAME_MIN else R
+                prior = np.median(rho[whole]) if whole.sum() >= rho_min else R
                 xy, rho, rms, tw = fit_spheres(origin, rays, valid, xy0, R, rho0, px_per_m, iters=6,
                                                rho_prior=prior, prior_weight=RHO_PRIOR_RAYS)
             n = (tw > 0.5).sum(axis=1)

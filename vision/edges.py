@@ -8,11 +8,22 @@ pixels (bilinear, in linear light) and the outline is located in two steps:
    Stripe and number edges further in are never reached; shadows keep the cloth's colour and are
    cloth. For a ball of one colour the crossing is at the same coverage all round (its colour's
    angle from the cloth's does not depend on shading): the sphere fit's free radius absorbs it.
+   Where light is added to the cloth (a projector, sheen, what is left of a halo ring; JPEG
+   smears it) the cloth beside a ball is whiter than the cloth the ball is compared with, so with
+   ``lit_share`` the cloth's colours are its colour plus white light up to that share of the way
+   to white (the plane of the two, as ``vision.cloth``'s lit wedge), not its direction alone.
 2. optionally, to sub-pixel: in linear light a pixel the outline cuts is the area-weighted mix of
    ball and background, so with b and k the colours 1 px inside and outside,
    alpha = (F - k).(b - k) / |b - k|^2 is 1/2 on the outline for any symmetric blur whatever the
    contrast; the point moves there (b and k re-read about the new point ``iters`` times), at
    most ``reach`` px, and is dropped where |b - k| < min_step.
+   A JPEG frame keeps luma (Y', BT.601 weights of sRGB R'G'B') at full resolution and colour at
+   half, so where a step is mostly in colour (luma share below a limit) its ramp is ~4 px wide and
+   every point of it is half-way between the colours 1 px either side: the point would stay out in
+   the tail where step 1 put it. Such a step is first refined between the colours ``side`` px
+   either side (out of the ramp), then 1 px as above. A step mostly in luma (a white or yellow
+   ball's) is sharp in any frame and read 1 px either side only: read wider, b falls on the ball's
+   shading inside its limb, which moves with the ball's place under the lights.
 """
 from __future__ import annotations
 
@@ -23,26 +34,54 @@ import numpy as np
 from planner.jit import njit
 
 
+def block_contrast(image: np.ndarray) -> float:
+    """How much more a BGR frame (h, w, 3) uint8 steps across the columns of JPEG's 8x8 block
+    boundaries than elsewhere: the mean |green step| between columns 8k-1 and 8k over the mean
+    step between the other columns, on every 8th row. About 1 for a frame never compressed,
+    1.3-1.7 for JPEG quality 95-60."""
+    g = image[::8, :, 1].astype(np.int16)
+    d = np.abs(np.diff(g, axis=1)).astype(np.float64)
+    on = np.zeros(d.shape[1], bool)
+    on[7::8] = True
+    return float(d[:, on].mean() / max(d[:, ~on].mean(), 1e-9))
+
+
 @njit(cache=True)
-def _ballness(b, g, r, c, norm, tan_chroma, dark_share, hole):
+def _ballness(b, g, r, c, norm, tan_chroma, dark_share, bright_share, hole, towards, lit_max):
     """How far one linear BGR colour is from the cloth (unit direction c, lit norm): >= 1 is ball.
-    The larger of the angle from the cloth's direction (tan, over tan_chroma) and the darkness
-    (dark_share * norm over the brightness along c), darkness not counting over a pocket hole."""
+    The largest of the angle from the cloth's colours (tan, over tan_chroma), the darkness
+    (dark_share * norm over the brightness along c; not over a pocket hole) and the brightness
+    (the brightness along c over bright_share * norm: a white ball on a grey cloth, an orange one on
+    a red cloth have the cloth's hue). The cloth's colours: its direction c with white light added,
+    up to lit_max times the component along c in the unit direction ``towards`` white square to c
+    (lit_max 0: the direction alone)."""
     a = b * c[0] + g * c[1] + r * c[2]
-    perp = math.sqrt(max(b * b + g * g + r * r - a * a, 0.0))
+    q = b * towards[0] + g * towards[1] + r * towards[2]
+    extra = q - min(max(q, 0.0), lit_max * max(a, 0.0))
+    perp = math.sqrt(max(b * b + g * g + r * r - a * a - q * q, 0.0) + extra * extra)
     a_floor = max(a, 0.05 * norm)
     dark = 0.0 if hole else dark_share * norm / a_floor
-    return max(perp / (tan_chroma * a_floor), dark)
+    return max(perp / (tan_chroma * a_floor), dark, a / (bright_share * norm))
 
 
 @njit(cache=True)
-def ballness(lin, cloth_lin, tan_chroma, dark_share):
+def _towards_white(c):
+    """(3,) the unit direction towards white square to the unit colour c (zeros for a grey c)."""
+    e = np.ones(3) - (c[0] + c[1] + c[2]) * c
+    n = math.sqrt(e[0] ** 2 + e[1] ** 2 + e[2] ** 2)
+    return e / n if n > 1e-6 else np.zeros(3)
+
+
+@njit(cache=True)
+def ballness(lin, cloth_lin, tan_chroma, dark_share, bright_share):
     """``_ballness`` of linear BGR colours (K, 3) -> (K,), no pocket holes."""
     norm = math.sqrt(cloth_lin[0] ** 2 + cloth_lin[1] ** 2 + cloth_lin[2] ** 2)
     c = cloth_lin / norm
+    towards = _towards_white(c)
     out = np.empty(lin.shape[0])
     for i in range(lin.shape[0]):
-        out[i] = _ballness(lin[i, 0], lin[i, 1], lin[i, 2], c, norm, tan_chroma, dark_share, False)
+        out[i] = _ballness(lin[i, 0], lin[i, 1], lin[i, 2], c, norm, tan_chroma, dark_share, bright_share, False,
+                           towards, 0.0)
     return out
 
 
@@ -72,11 +111,75 @@ def _interp(prof, t0, step, x, out):
         out[ch] = prof[i0, ch] * (1 - w) + prof[i0 + 1, ch] * w
 
 
+LUMA_B, LUMA_G, LUMA_R = 0.114, 0.587, 0.299      # JPEG's luma (ITU-R BT.601 weights of gamma R'G'B')
+
+
+@njit(cache=True)
+def _alpha_refine(prof, t0, step, side, min_step, reach, iters, e0):
+    """(ok, offset): where the linear profile (T, 3) is half-way between its colours ``side`` px
+    either side (module notes, step 2)."""
+    bcol = np.empty(3)
+    kcol = np.empty(3)
+    T = prof.shape[0]
+    e = e0
+    for _ in range(iters):
+        _interp(prof, t0, step, e - side, bcol)
+        _interp(prof, t0, step, e + side, kcol)
+        n2 = 0.0
+        for ch in range(3):
+            n2 += (bcol[ch] - kcol[ch]) ** 2
+        if n2 < min_step * min_step:
+            return False, 0.0
+        best, e_new = 1e9, 0.0
+        a_prev = 0.0
+        for k in range(T):
+            t = t0 + k * step
+            a = 0.0
+            for ch in range(3):
+                a += (prof[k, ch] - kcol[ch]) * (bcol[ch] - kcol[ch])
+            a /= n2
+            if k > 0 and abs(t - step - e) <= side + 1e-9 and abs(t - e) <= side + 1e-9 and a_prev >= 0.5 > a:
+                mid = abs(t - 0.5 * step - e)
+                if mid < best:
+                    best = mid
+                    e_new = t - step + min(max((a_prev - 0.5) / max(a_prev - a, 1e-9), 0.0), 1.0) * step
+            a_prev = a
+        if best == 1e9:
+            return False, 0.0
+        e = min(max(e_new, -reach), reach)
+    return True, e
+
+
+@njit(cache=True)
+def _luma_share(prof, t0, step, side, srgb_lut):
+    """How much of the step between the colours ``side`` px either side of offset 0 of a linear
+    profile (T, 3) is in luma: sqrt(3) |dY'| / |dR'G'B'| over 8-bit sRGB values (srgb_lut: linear
+    in len - 1 steps -> 8-bit), 1 for a grey step."""
+    bcol = np.empty(3)
+    kcol = np.empty(3)
+    _interp(prof, t0, step, -side, bcol)
+    _interp(prof, t0, step, side, kcol)
+    w = (LUMA_B, LUMA_G, LUMA_R)
+    top = srgb_lut.shape[0] - 1
+    dy, d2 = 0.0, 0.0
+    for ch in range(3):
+        d = float(srgb_lut[int(min(max(bcol[ch], 0.0), 1.0) * top + 0.5)]) \
+            - float(srgb_lut[int(min(max(kcol[ch], 0.0), 1.0) * top + 0.5)])
+        dy += w[ch] * d
+        d2 += d * d
+    return math.sqrt(3.0) * abs(dy) / max(math.sqrt(d2), 1e-9)
+
+
 @njit(cache=True)
 def outline_points(image, lut, outline, nrm, half_width, step, cloth_lin, tan_chroma, dark_share,
-                   hole, hole_u0, hole_v0, hole_rows, refine, min_step, reach, iters):
+                   bright_share, hole, hole_u0, hole_v0, hole_rows, refine, min_step, reach, iters, lit_share, side,
+                   luma_share, srgb_lut):
     """Outline points (M, N, 2) and validity (M, N) along normals nrm (M, N, 2) of the predicted
     outline (M, N, 2) [px], searched half_width px either side (see the module notes).
+    lit_share: the cloth's colours reach this share of the way to white (white light added, in the
+    plane of the cloth's colour and white; 0: its colour alone).
+    side > 1: a step whose luma share is below luma_share is refined ``side`` px either side first
+    (srgb_lut: linear -> 8-bit sRGB, for the share).
 
     hole: (h, w) bool half-resolution mask of pocket holes with its top-left full-resolution pixel
     (hole_u0, hole_v0); hole_rows: (M,) which balls to look it up for. refine: do step 2.
@@ -84,16 +187,16 @@ def outline_points(image, lut, outline, nrm, half_width, step, cloth_lin, tan_ch
     M, N = outline.shape[0], outline.shape[1]
     norm = math.sqrt(cloth_lin[0] ** 2 + cloth_lin[1] ** 2 + cloth_lin[2] ** 2)
     c = cloth_lin / norm
+    towards = _towards_white(c)
+    lit_max = lit_share * (towards[0] + towards[1] + towards[2]) / (c[0] + c[1] + c[2])   # white's share
     S = int(round((2 * half_width + 2) / step)) + 1
     s0 = -half_width - 1.0
-    T = int(round((2 * reach + 4) / step)) + 1
-    t0 = -reach - 2.0
+    T = int(round((2 * reach + 2 * side + 2) / step)) + 1
+    t0 = -reach - side - 1.0
     pts = outline.copy()
     valid = np.zeros((M, N), dtype=np.bool_)
     prof = np.empty((T, 3))
     col = np.empty(3)
-    bcol = np.empty(3)
-    kcol = np.empty(3)
     z = np.empty(S)
     hh, hw = hole.shape[0], hole.shape[1]
     for m in range(M):
@@ -109,7 +212,8 @@ def outline_points(image, lut, outline, nrm, half_width, step, cloth_lin, tan_ch
                     j = min(max(int((x - hole_u0) // 2), 0), hw - 1)
                     i = min(max(int((y - hole_v0) // 2), 0), hh - 1)
                     in_hole = hole[i, j]
-                z[k] = _ballness(col[0], col[1], col[2], c, norm, tan_chroma, dark_share, in_hole)
+                z[k] = _ballness(col[0], col[1], col[2], c, norm, tan_chroma, dark_share, bright_share, in_hole,
+                                 towards, lit_max)
             if z[S - 1] >= 1.0 or z[S - 2] >= 1.0:       # the outer end must be cloth
                 continue
             jb = -1
@@ -128,35 +232,9 @@ def outline_points(image, lut, outline, nrm, half_width, step, cloth_lin, tan_ch
                 for k in range(T):
                     _sample(image, lut, px + (t0 + k * step) * nx, py + (t0 + k * step) * ny, prof[k])
                 e = 0.0
-                ok = True
-                for _ in range(iters):
-                    _interp(prof, t0, step, e - 1.0, bcol)
-                    _interp(prof, t0, step, e + 1.0, kcol)
-                    n2 = 0.0
-                    for ch in range(3):
-                        n2 += (bcol[ch] - kcol[ch]) ** 2
-                    if n2 < min_step * min_step:
-                        ok = False
-                        break
-                    best, e_new = 1e9, 0.0
-                    a_prev = 0.0
-                    for k in range(T):
-                        t = t0 + k * step
-                        a = 0.0
-                        for ch in range(3):
-                            a += (prof[k, ch] - kcol[ch]) * (bcol[ch] - kcol[ch])
-                        a /= n2
-                        if k > 0 and abs(t - step - e) <= 1.0 + 1e-9 and abs(t - e) <= 1.0 + 1e-9 \
-                                and a_prev >= 0.5 > a:
-                            mid = abs(t - 0.5 * step - e)
-                            if mid < best:
-                                best = mid
-                                e_new = t - step + min(max((a_prev - 0.5) / max(a_prev - a, 1e-9), 0.0), 1.0) * step
-                        a_prev = a
-                    if best == 1e9:
-                        ok = False
-                        break
-                    e = min(max(e_new, -reach), reach)
+                if side > 1.0 and _luma_share(prof, t0, step, side, srgb_lut) < luma_share:
+                    ok, e = _alpha_refine(prof, t0, step, side, min_step, reach, iters, 0.0)
+                ok, e = _alpha_refine(prof, t0, step, 1.0, min_step, reach, iters, e)
                 if not ok:
                     continue
                 px, py = px + e * nx, py + e * ny

@@ -1,4 +1,5 @@
-"""``cuerobot vision detect|evaluate|render`` and ``cuerobot bench vision|render`` (thin: parse, call vision/)."""
+"""``cuerobot vision detect|evaluate|render`` and ``cuerobot bench vision|vision-learned|render`` (thin: parse,
+call vision/)."""
 from __future__ import annotations
 
 import argparse
@@ -9,6 +10,7 @@ from pathlib import Path
 from controller.commands.args import (
     UserError,
     count,
+    existing_dir,
     existing_file,
     image_output,
     output_file,
@@ -69,6 +71,21 @@ def register_bench(bench_subparsers) -> None:
     b.add_argument("--radius-px", type=positive_float, help="ball radius in pixels in --images")
     b.add_argument("--json", action="store_true", help="print JSON")
     b.set_defaults(func=_bench)
+
+    lb = bench_subparsers.add_parser("vision-learned", help="a small classifier trained on generated frames vs the "
+                                     "hand-made identity, head to head (docs/vision.md: A learned component?)")
+    lb.add_argument("--train-domains", type=count, default=150,
+                    help="generated training domains per ball set (pool, snooker), 3 frames each")
+    lb.add_argument("--layouts", type=count, default=20, help="rendered frames per condition")
+    lb.add_argument("--seed", type=seed, default=0, help="seed of the training domains and the scored frames")
+    lb.add_argument("--domain", nargs="+", metavar="CONDITION", type=_condition, default=["gentle", "hard"],
+                    help="conditions of vision.render_domain.CONDITIONS to score (default: gentle hard)")
+    lb.add_argument("--crops", nargs="+", type=existing_dir, metavar="DIR",
+                    help="also score the colour class of real crops: image files under these folders, in folders "
+                         "named after a snooker colour (RED/, white/, ...), one ball centred in each")
+    lb.add_argument("--radius-px", type=positive_float, default=15.6, help="ball radius in pixels in --crops")
+    lb.add_argument("--json", action="store_true", help="print JSON")
+    lb.set_defaults(func=_bench_learned)
 
     r = bench_subparsers.add_parser("render", help="ms per frame of the synthetic camera's fast path vs the "
                                     "full render, through shots, and a game's estimate")
@@ -219,6 +236,20 @@ def _bench_domain(args: argparse.Namespace) -> int:
     res = run_domain_bench(sc, lm, args.domain or list(CONDITIONS), n=args.layouts or 20, seed=args.seed,
                            progress=not args.json)
     print(json.dumps(domain_to_json(res, args.seed), allow_nan=False) if args.json else domain_report(res, args.seed))
+    return 0
+
+
+def _bench_learned(args: argparse.Namespace) -> int:
+    from vision.learned_bench import read_crops, report, run_learned_bench, to_json
+    from vision.render import synthetic_camera_from_config
+    try:
+        crops = read_crops(args.crops) if args.crops else None
+    except ValueError as exc:
+        raise UserError(str(exc)) from exc
+    sc, lm = synthetic_camera_from_config()
+    res = run_learned_bench(sc, lm, args.domain, n=args.layouts, seed=args.seed, train_domains=args.train_domains,
+                            crops=crops, radius_px=args.radius_px, progress=not args.json)
+    print(json.dumps(to_json(res, args.seed), allow_nan=False) if args.json else report(res, args.seed))
     return 0
 
 

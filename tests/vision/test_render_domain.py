@@ -85,9 +85,24 @@ def test_detector_holds_on_cloth_light_and_colour_balance(synthetic_camera, visi
     doms = [Domain(**{**sample_domain(rng).__dict__, **GENTLE}) for _ in range(4)]
     s = _score(sc, vision, _frames(sc, doms, 7))
     assert s.false == 0
-    assert s.recall >= 0.95
+    assert s.recall >= 0.97         # 41/42 (40/42 before the low-contrast outline search: a blue solid on blue cloth)
     assert s.identity >= 0.99       # 100 % (97.5 % with value relative to the cloth, not the white balls)
     assert s.rms_mm <= 0.3          # 0.20 mm (0.49 mm before the rho prior and the third outline pass)
+
+
+def test_balls_of_the_cloths_own_hue_are_found(synthetic_camera, vision):
+    """A grey cloth (the gentle domain's grey, with texture and a lighting gradient): the cue and the
+    white of stripes and number discs have the cloth's hue. The outline search takes a colour much
+    brighter than the cloth for ball (edges.py, BRIGHT_LINEAR), and a rack's black 8 is placed by its
+    contacts though its white disc is no foreground (CONTACT_FILL): 37/37, no false ball, identity
+    100 %, 0.53 mm RMS with the rack (31/37 before: the cue in every frame, stripes 12 and 14, the 8)."""
+    sc, _ = synthetic_camera
+    d = Domain(cloth_srgb=(95, 100, 105), texture=0.05, gradient=(0.2, -0.15))
+    s = _score(sc, vision, _frames(sc, [d] * 3, 31))
+    assert s.false == 0
+    assert s.recall == 1.0
+    assert s.identity >= 0.99
+    assert s.rms_mm <= 0.55
 
 
 def test_detector_holds_on_an_oblique_camera(synthetic_camera):
@@ -109,9 +124,11 @@ def test_detector_on_projector_halo_glints_and_jpeg(synthetic_camera, vision):
     sc, _ = synthetic_camera
     s = _score(sc, vision, _hard_frames(sc))
     assert s.false == 0
-    assert s.recall >= 0.75         # 25/33 = 75.8 % measured (69.7 % before the rings' arcs and soft edges were
+    assert s.recall >= 0.78         # 26/33 = 78.8 % measured (75.8 % before the outline search took whiter cloth
+                                    # for cloth, JPEG's colour steps were refined wide and a single whole ball
+                                    # set the rho prior, 69.7 % before the rings' arcs and soft edges were
                                     # taken out, 63.6 % before the rings were, 48.5 % before the wedge)
-    assert s.identity >= 0.95       # 24/25 = 96.0 % measured (66.7 % before the added light was taken off)
+    assert s.identity >= 0.95       # 25/26 = 96.2 % measured (66.7 % before the added light was taken off)
 
 
 def test_detector_under_halo_rings(synthetic_camera, vision):
@@ -165,14 +182,14 @@ def test_projector_lit_cloth_is_cloth(synthetic_camera, vision):
 def test_detector_through_jpeg_and_sheen(synthetic_camera, vision):
     """JPEG q60 (blocky, chroma-smeared outlines: the frame's own residual level sets the fit limit)
     and cloth sheen with rail-cap glints (whitened cloth: each ball's own cloth colour), 4 frames each
-    (a rack and 3 random layouts): no false ball; JPEG recall 98.2 % (54 of 55) at 1.82 mm RMS measured
-    (87.3 % before contacts were loosened by the frame's fit RMS; 67.3 % before the frame's residual
-    level; its outline points sit out in the chroma ramp, docs/vision.md), sheen 100 % (90.9 % before)
-    at 0.39 mm RMS (0.72 mm before)."""
+    (a rack and 3 random layouts): no false ball; JPEG recall 100 % (55) at 1.11 mm RMS measured
+    (98.2 % at 1.82 mm before colour steps were refined wide and a single whole ball set the rho
+    prior, docs/vision.md step 4; 87.3 % before contacts were loosened by the frame's fit RMS; 67.3 %
+    before the frame's residual level), sheen 100 % (90.9 % before) at 0.39 mm RMS (0.72 mm before)."""
     sc, _ = synthetic_camera
     s = _score(sc, vision, _frames(sc, [Domain(jpeg_quality=60)] * 4, 5))
-    assert s.false == 0 and s.recall >= 0.98
-    assert s.rms_mm <= 1.9
+    assert s.false == 0 and s.recall == 1.0
+    assert s.rms_mm <= 1.15
     s = _score(sc, vision, _frames(sc, [Domain(sheen=0.2, rail_glints=1.0)] * 4, 5))
     assert s.false == 0 and s.recall == 1.0
     assert s.rms_mm <= 0.45 and s.identity >= 0.99

@@ -1,12 +1,25 @@
 """Ball detection on rendered frames with exact truth (config/camera.yaml's simulated camera)."""
 from __future__ import annotations
 
+import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from planner.state import TableState
+from vision.balls import linear_to_srgb, srgb_to_linear
 from vision.camera import sphere_silhouettes, table_to_pixels
+from vision.detect import (
+    BRIGHT_LINEAR,
+    DARK_LINEAR,
+    EDGE_CHROMA_DEG,
+    EDGE_MIN_DEG,
+    EDGE_MIN_SHARE,
+    OUTLINE_LIT,
+    edge_chroma_deg,
+    outline_points,
+)
 from vision.detect_pixels import detect_in_pixels
+from vision.edges import ballness, block_contrast
 from vision.layouts import rack
 from vision.render_domain import Domain, DomainRenderer
 
@@ -244,3 +257,141 @@ def test_a_white_ball_on_a_cloth_of_its_own_hue_is_foreground_by_its_brightness(
     fg = classify(img, model, bright, brighter=BRIGHTER) & FOREGROUND
     assert fg[ball].mean() > 0.95
     assert fg[:, 84:][~ball[:, 84:]].mean() < 0.01
+
+
+def _turned(colour: np.ndarray, deg: float) -> np.ndarray:
+    """colour (3,) turned by deg degrees about an axis orthogonal to it, same length."""
+    u = colour / np.linalg.norm(colour)
+    p = np.cross(u, [1.0, 0.0, 0.0])
+    p /= np.linalg.norm(p)
+    t = np.radians(deg)
+    return np.linalg.norm(colour) * (np.cos(t) * u + np.sin(t) * p)
+
+
+def test_a_ball_of_the_cloths_own_colour_is_searched_half_way_to_it():
+    """edge_chroma_deg: a ball 7 degrees off the cloth at the cloth's level -> 3.5 degrees; 4 degrees
+    off -> the floor EDGE_MIN_DEG; 20 degrees off, or white on a grey cloth (5x as bright), or
+    near black (0.2x) -> the usual EDGE_CHROMA_DEG."""
+    cloth = np.array([0.02, 0.03, 0.15])
+    grey = np.array([0.12, 0.12, 0.12])
+    body = np.array([_turned(cloth, 7.0), _turned(cloth, 4.0), _turned(cloth, 20.0), 5.0 * grey, 0.2 * cloth])
+    deg = edge_chroma_deg(body, np.array([cloth, cloth, cloth, grey, cloth]))
+    np.testing.assert_allclose(deg, [3.5, EDGE_MIN_DEG, EDGE_CHROMA_DEG, EDGE_CHROMA_DEG, EDGE_CHROMA_DEG], atol=1e-9)
+
+
+def test_a_colour_much_brighter_than_the_cloth_is_ball():
+    """edges.ballness on a grey cloth: its own colour at 0.5-2x is cloth (< 1), at 1.1 BRIGHT_LINEAR
+    times it is ball (the cue on a grey cloth has the cloth's hue), as are darker than DARK_LINEAR
+    and a colour EDGE_CHROMA_DEG + 1 off."""
+    grey = np.array([0.12, 0.12, 0.12])
+    tan = np.tan(np.radians(EDGE_CHROMA_DEG))
+    lin = np.array([0.5 * grey, 2.0 * grey, 1.1 * BRIGHT_LINEAR * grey, 0.9 * DARK_LINEAR * grey,
+                    _turned(grey, EDGE_CHROMA_DEG + 1.0)])
+    z = ballness(lin, grey, tan, DARK_LINEAR, BRIGHT_LINEAR)
+    assert np.all(z[:2] < 1.0) and np.all(z[2:] >= 1.0)
+
+
+LIT_RADIUS, LIT_CENTRE, LIT_TO = 12.0, 40.0, 14.5      # px: the ball's outline, its centre, the lit band's outer edge
+
+
+def _lit_band_frame(ball_lin: np.ndarray, cloth_lin: np.ndarray, white: float) -> np.ndarray:
+    """A BGR uint8 image (80, 80, 3): a flat ball disc (linear BGR ball_lin, 4x4 supersampled edge) on
+    cloth_lin, with white light ``white`` (linear) added to the cloth between LIT_RADIUS and LIT_TO."""
+    sub = (np.arange(80 * 4) + 0.5) / 4
+    r = np.hypot(*np.meshgrid(sub - LIT_CENTRE, sub - LIT_CENTRE))
+    lin = np.where((r < LIT_TO)[..., None], cloth_lin + white, cloth_lin)
+    lin = np.where((r < LIT_RADIUS)[..., None], ball_lin, lin)
+    lin = lin.reshape(80, 4, 80, 4, 3).mean(axis=(1, 3))
+    return np.clip(np.rint(linear_to_srgb(lin)), 0, 255).astype(np.uint8)
+
+
+def _outline_radii(image: np.ndarray, cloth_lin: np.ndarray, lit_share: float) -> np.ndarray:
+    ang = np.linspace(0, 2 * np.pi, 48, endpoint=False)
+    outline = LIT_CENTRE + LIT_RADIUS * np.stack([np.cos(ang), np.sin(ang)], axis=1)[None]
+    pts, valid = outline_points(image, outline, 3.0, cloth_lin, True, EDGE_MIN_SHARE * np.linalg.norm(cloth_lin),
+                                lit_share=lit_share)
+    return np.where(valid[0], np.linalg.norm(pts[0] - LIT_CENTRE, axis=1), np.nan)
+
+
+def test_outline_found_at_the_ball_not_on_whiter_cloth_beside_it():
+    """Blue cloth whitened 18 % of the way to white in a band 2.5 px wide round a red ball (and round
+    a white one): compared with the cloth's colour alone the band is ball (> EDGE_CHROMA_DEG off) and
+    the outline is found out on it (14.5 px measured); with the cloth's colours reaching OUTLINE_LIT
+    (20 %) of the way to white it is found at the ball's edge (median 11.94 px for 12, all within
+    0.79 px), and a white ball is still no cloth."""
+    cloth = srgb_to_linear(np.array([150.0, 85.0, 25.0]))                 # BGR
+    c = cloth / np.linalg.norm(cloth)
+    towards = np.ones(3) - c.sum() * c
+    towards /= np.linalg.norm(towards)
+    t_white = towards.sum() / c.sum()
+    white = 0.18 * t_white * np.linalg.norm(cloth) / (towards.sum() - 0.18 * t_white * c.sum())   # t = 0.18 t_white
+    lit = cloth + white
+    assert np.isclose((lit @ towards) / (lit @ c), 0.18 * t_white)
+    tan = np.tan(np.radians(EDGE_CHROMA_DEG))
+    assert ballness(lit[None], cloth, tan, DARK_LINEAR, np.inf)[0] >= 1.0   # the band differs from the cloth's colour
+    assert OUTLINE_LIT > 0.18
+    for ball in (srgb_to_linear(np.array([30.0, 30.0, 200.0])), srgb_to_linear(np.array([235.0, 235.0, 235.0]))):
+        image = _lit_band_frame(ball, cloth, white)
+        plain, lit_aware = _outline_radii(image, cloth, 0.0), _outline_radii(image, cloth, OUTLINE_LIT)
+        assert np.nanmedian(plain) > LIT_RADIUS + 2.0                        # out on the whiter cloth
+        assert np.isfinite(lit_aware).mean() >= 0.95
+        assert abs(np.nanmedian(lit_aware) - LIT_RADIUS) < 0.25 and np.nanmax(np.abs(lit_aware - LIT_RADIUS)) < 1.0
+
+
+def _discs(colour_bgr: tuple, seed: int = 0, n: int = 4, r: float = 12.8, cell: int = 40, ss: int = 4):
+    """(8-bit BGR image, (n*n, 2) centres [px], radius [px], cloth linear BGR): n x n discs of one
+    sRGB colour on a green cloth, area-sampled in linear light (ss x ss per pixel) and blurred
+    0.5 px, at random sub-pixel centres."""
+    rng = np.random.default_rng(seed)
+    cloth, ball = srgb_to_linear(np.array([40, 110, 20])), srgb_to_linear(np.array(colour_bgr))
+    h = n * cell
+    centres = np.array([(cell * (i + 0.5) + rng.uniform(-3, 3), cell * (j + 0.5) + rng.uniform(-3, 3))
+                        for j in range(n) for i in range(n)])
+    yy, xx = (np.mgrid[0:h * ss, 0:h * ss] + 0.5) / ss - 0.5
+    inside = np.zeros((h * ss, h * ss), bool)
+    for cx, cy in centres:
+        inside |= (xx - cx) ** 2 + (yy - cy) ** 2 < r * r
+    a = cv2.GaussianBlur(inside.reshape(h, ss, h, ss).mean(axis=(1, 3)), (0, 0), 0.5)
+    image = np.rint(linear_to_srgb(a[..., None] * ball + (1 - a[..., None]) * cloth)).astype(np.uint8)
+    return image, centres, r, cloth
+
+
+def _jpeg(image: np.ndarray, quality: int) -> np.ndarray:
+    return cv2.imdecode(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])[1], cv2.IMREAD_COLOR)
+
+
+def _outline_offsets(image, centres, r, cloth, side):
+    """Refined outline points' distance from the true circle [px] (valid ones), searched 1.5 px
+    either side of it (the detector's last pass)."""
+    ang = np.linspace(0.0, 2 * np.pi, 48, endpoint=False)
+    outline = centres[:, None, :] + r * np.stack([np.cos(ang), np.sin(ang)], axis=-1)[None]
+    pts, valid = outline_points(image, outline, 1.5, cloth, True, 0.0, None, side=side)
+    return (np.linalg.norm(pts - centres[:, None, :], axis=-1) - r)[valid]
+
+
+def test_block_contrast_tells_a_jpeg_frame():
+    """A frame never compressed steps alike across every column; a JPEG one more across its 8x8
+    blocks' boundaries (not where the grid is moved off them)."""
+    image = _discs((30, 20, 110))[0]
+    assert block_contrast(image) < 1.1
+    assert block_contrast(_jpeg(image, 60)) > 1.3          # 1.54 measured
+    assert block_contrast(_jpeg(image, 60)[:, 4:]) < 1.1
+
+
+def test_wide_refine_finds_a_jpeg_colour_outline():
+    """Maroon and blue discs (a step mostly in colour) through JPEG q60: read 1 px either side the
+    outline points stay out in the half-resolution colour ramp (+0.73 / +0.63 px measured); read 2 px
+    either side first, +0.31 / +0.29 px; on the frame never compressed both are within 0.2 px. A
+    white disc (a step mostly in luma, which JPEG keeps sharp) is refined 1 px either side whatever
+    the side: the same points."""
+    for colour in ((30, 20, 110), (140, 40, 20)):
+        image, centres, r, cloth = _discs(colour)
+        narrow = _outline_offsets(_jpeg(image, 60), centres, r, cloth, 1.0)
+        wide = _outline_offsets(_jpeg(image, 60), centres, r, cloth, 2.0)
+        assert narrow.mean() > 0.55 and wide.mean() < 0.4
+        for side in (1.0, 2.0):
+            assert abs(_outline_offsets(image, centres, r, cloth, side).mean()) < 0.2
+    image, centres, r, cloth = _discs((235, 235, 235))
+    for im in (image, _jpeg(image, 60)):
+        assert _outline_offsets(im, centres, r, cloth, 1.0).size >= 48
+        assert np.array_equal(_outline_offsets(im, centres, r, cloth, 1.0), _outline_offsets(im, centres, r, cloth, 2.0))

@@ -7,7 +7,7 @@ from matplotlib.path import Path
 from planner.state import TableState
 from vision.balls import CLOTH_SRGB, LINEAR_LUT, srgb_to_linear
 from vision.camera import sphere_silhouettes, table_to_pixels
-from vision.detect import DARK_LINEAR, EDGE_CHROMA_DEG
+from vision.detect import BRIGHT_LINEAR, DARK_LINEAR, EDGE_CHROMA_DEG
 from vision.edges import ballness
 from vision.render import SyntheticCamera
 
@@ -45,9 +45,9 @@ def test_ball_pixels_follow_the_exact_outline(synthetic_camera):
         lin = LINEAR_LUT[frame.image[yy.ravel(), xx.ravel()]]
         cloth = srgb_to_linear(CLOTH_SRGB)[::-1]
         tan = np.tan(np.radians(EDGE_CHROMA_DEG))
-        z = ballness(lin.astype(np.float64), cloth, tan, DARK_LINEAR)
+        z = ballness(lin.astype(np.float64), cloth, tan, DARK_LINEAR, BRIGHT_LINEAR)
         empty = ballness(sc.empty_linear[yy.ravel(), xx.ravel()][:, ::-1].astype(np.float64), cloth, tan,
-                         DARK_LINEAR) < 0.5                                          # clean cloth there
+                         DARK_LINEAR, BRIGHT_LINEAR) < 0.5                                          # clean cloth there
         outside &= empty
         assert inside.sum() > 100 and outside.sum() > 100
         assert np.all(z[inside] >= 1.0)
