@@ -239,15 +239,20 @@ def _body_colour(image, lut, centres, radii, ring):
     return out
 
 
+def hue_angle(body: np.ndarray, cloth_lin: np.ndarray) -> np.ndarray:
+    """(M,) the angle [deg] between each ball's body colour (M, 3) and its cloth's colour (M, 3), linear BGR."""
+    norm_b, norm_c = np.linalg.norm(body, axis=1), np.linalg.norm(cloth_lin, axis=1)
+    return np.degrees(np.arccos(np.clip(np.sum(body * cloth_lin, axis=1) / np.maximum(norm_b * norm_c, 1e-12), -1, 1)))
+
+
 def edge_chroma_deg(body: np.ndarray, cloth_lin: np.ndarray, bright: float = BRIGHT_LINEAR) -> np.ndarray:
     """(M,) the colour angle [deg] from the cloth beyond which the outline search takes a colour for ball,
     per ball of body colour (M, 3) (``body_colour``) on a cloth of colour (M, 3), both linear BGR:
     EDGE_CHROMA_DEG, but for a ball within LOW_CONTRAST_DEG of its cloth's colour and of about its level
     (LOW_LEVEL to ``bright`` times; brighter or darker the search sees it anyway) EDGE_OWN_SHARE of its
     angle, at least EDGE_MIN_DEG: half-way from the cloth to the ball in colour."""
-    norm_b, norm_c = np.linalg.norm(body, axis=1), np.linalg.norm(cloth_lin, axis=1)
-    ang = np.degrees(np.arccos(np.clip(np.sum(body * cloth_lin, axis=1) / np.maximum(norm_b * norm_c, 1e-12), -1, 1)))
-    level = norm_b / np.maximum(norm_c, 1e-12)
+    ang = hue_angle(body, cloth_lin)
+    level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(cloth_lin, axis=1), 1e-12)
     low = (ang < LOW_CONTRAST_DEG) & (level > LOW_LEVEL) & (level < bright)
     return np.where(low, np.clip(EDGE_OWN_SHARE * ang, EDGE_MIN_DEG, EDGE_CHROMA_DEG), EDGE_CHROMA_DEG)
 
@@ -544,17 +549,22 @@ class TableDetector:
             pts, valid = np.empty_like(outline), np.zeros(outline.shape[:2], bool)
             ref = np.where(own[:, None], local, cloth_lin)
             deg = np.full(len(own), EDGE_CHROMA_DEG)
+            ball_bright = np.full(len(own), np.inf)
             if np.isfinite(bright):          # no halo rings (their remnants): balls of the cloth's own colour
-                deg = edge_chroma_deg(body_colour(image, cpx, rpx), ref, bright)
+                body = body_colour(image, cpx, rpx)
+                deg = edge_chroma_deg(body, ref, bright)
+                # brightness only where colour cannot tell (a moving white ball's blur on green is no ball)
+                ball_bright[hue_angle(body, ref) < LOW_CONTRAST_DEG] = bright
             low = deg < EDGE_CHROMA_DEG
-            rest = np.flatnonzero(~own & ~low)
+            each = own | low | np.isfinite(ball_bright)
+            rest = np.flatnonzero(~each)
             if rest.size:        # the cloth beside these balls has the frame's cloth colour
                 pts[rest], valid[rest] = outline_points(image, outline[rest], half_width, cloth_lin, it > 0,
-                                                        min_step, (mask, corner, rows[rest]), bright, side=side)
-            for m in np.flatnonzero(own | low):    # a projector or sheen changes it, or a ball of its colour
+                                                        min_step, (mask, corner, rows[rest]), side=side)
+            for m in np.flatnonzero(each):    # a projector or sheen changes it, or a ball of its colour
                 pts[m:m + 1], valid[m:m + 1] = outline_points(image, outline[m:m + 1], half_width, ref[m],
                                                               it > 0 and not low[m], min_step,
-                                                              (mask, corner, rows[m:m + 1]), bright, deg[m],
+                                                              (mask, corner, rows[m:m + 1]), ball_bright[m], deg[m],
                                                               OUTLINE_LIT if own[m] else 0.0, side)
             valid &= ~near
             rays = pixel_rays(cam, pts.reshape(-1, 2)).reshape(pts.shape[0], pts.shape[1], 3)
