@@ -553,8 +553,10 @@ class TableDetector:
             if np.isfinite(bright):          # no halo rings (their remnants): balls of the cloth's own colour
                 body = body_colour(image, cpx, rpx)
                 deg = edge_chroma_deg(body, ref, bright)
-                # brightness only where colour cannot tell (a moving white ball's blur on green is no ball)
-                ball_bright[hue_angle(body, ref) < LOW_CONTRAST_DEG] = bright
+                # brightness only where colour cannot tell: a ball of the cloth's hue, or white on a grey
+                # cloth (a moving white ball's blur on green is no ball)
+                grey = hue_angle(np.ones_like(ref), ref) < LOW_CONTRAST_DEG
+                ball_bright[(hue_angle(body, ref) < LOW_CONTRAST_DEG) | grey] = bright
             low = deg < EDGE_CHROMA_DEG
             each = own | low | np.isfinite(ball_bright)
             rest = np.flatnonzero(~each)
