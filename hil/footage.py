@@ -19,8 +19,7 @@ import cv2
 import numpy as np
 
 from hil.recording import RunWriter, write_meta
-
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
+from vision.image_files import IMAGE_SUFFIXES
 
 
 def _config(out: Path, camera: str | Path, table: str | Path | None):

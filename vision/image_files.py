@@ -12,6 +12,9 @@ import numpy as np
 
 from config.atomic import atomic_path
 
+IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff")
+"""File name endings (lower case) read as images where a folder of frames or crops is listed."""
+
 
 def read_image(path: str | Path, flags: int = cv2.IMREAD_COLOR) -> np.ndarray:
     """The image at ``path`` (BGR uint8 for the default flags). Raises FileNotFoundError,

@@ -24,7 +24,7 @@ from tqdm import tqdm
 from vision.bench import Score
 from vision.detect import TableDetector
 from vision.identify import ball_features, colour_names, identify
-from vision.image_files import read_image
+from vision.image_files import IMAGE_SUFFIXES, read_image
 from vision.learned_identity import (
     CLASS_OF_ID,
     CLASSES,
@@ -39,7 +39,6 @@ from vision.learned_identity import (
 from vision.render_domain import condition_frames
 
 TIMED_REPS = 3            # timed passes of each classifier per frame (the median of all is reported)
-IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp")
 CLOTH_RING = (1.3, 1.7)   # of the ball radius: the ring of a crop whose median HSV value is the lit cloth's
 
 
