@@ -34,6 +34,7 @@ LIT_MIN_SHARE = 0.002                  # ... a bin of the cloth's run of t holds
 LIT_MAX = 3.0                          # ... and |t| of cloth stays below this (a white ball is far beyond)
 LIT_WHITE = 0.25                       # ... and reaches at most this share of the way to white (a white ball does not)
 LIT_MODE_SHARE = 0.15                  # ... used only when this share of it lies beyond 2 CHROMA_TAN (a lit area)
+LIT_CONE_DEG = 25.0                    # a tinted light's direction: from the samples this near the cloth's colour
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,8 @@ class ClothModel:
     """chroma: (3,) unit direction of the cloth's 8-bit BGR colour; coef: (6,) quadratic brightness
     surface b(u, v) = c0 + c1 u + c2 v + c3 u^2 + c4 u v + c5 v^2 along ``chroma`` (u, v in
     half-resolution pixels scaled by ``scale``); level: the median brightness along ``chroma``;
-    light: (3,) unit direction orthogonal to ``chroma`` in the plane of ``chroma`` and white;
+    light: (3,) unit direction orthogonal to ``chroma`` in the plane of ``chroma`` and white (or, for
+    a tinted projector's light, in the plane the cloth's colours span: ``_lit_range``);
     lit: (lo, hi) the range of t = (colour . light) / (colour . chroma) the cloth spans (a
     projector's white light added to part of the cloth moves its colour towards white: t > 0;
     (0, 0) when the whole cloth has one colour)."""
@@ -63,13 +65,15 @@ class ClothModel:
         return c[0] + c[1] * u + c[2] * v + c[3] * u * u + c[4] * u * v + c[5] * v * v
 
 
-def fit_cloth(samples: np.ndarray, u: np.ndarray, v: np.ndarray, scale: float) -> ClothModel:
+def fit_cloth(samples: np.ndarray, u: np.ndarray, v: np.ndarray, scale: float,
+              tinted: bool = False) -> ClothModel:
     """Fit the cloth model to sampled BGR pixels (N, 3) at (u, v) (N,), most of which are cloth.
 
     The chroma is the dominant colour direction (the fullest cell of a chromaticity histogram, then
     the mean of the samples within twice CHROMA_TAN of it, twice); the brightness surface is a least-squares
-    quadratic refitted once without the samples darker than 85 % of it (shadows).
-    Raises ValueError if no cloth is seen.
+    quadratic refitted once without the samples darker than 85 % of it (shadows); the lit wedge as
+    ``_lit_range`` (``tinted``: a tinted light's direction may be taken from the samples, for samples
+    of the table's cloth only). Raises ValueError if no cloth is seen.
     """
     s = samples.astype(np.float64)
     norm = np.linalg.norm(s, axis=1)
@@ -90,7 +94,7 @@ def fit_cloth(samples: np.ndarray, u: np.ndarray, v: np.ndarray, scale: float) -
             raise ValueError("no dominant cloth colour found in the table area")
         c = unit[near].mean(axis=0)
         c /= np.linalg.norm(c)
-    light, lit = _lit_range(s[ok], c)
+    light, lit = _lit_range(s[ok], c, tinted)
     a_ok, off = off_cloth(s[ok], c, light, lit[0], lit[1])
     near = off <= 2 * CHROMA_TAN * a_ok
     idx = np.flatnonzero(ok)[near]
@@ -112,20 +116,53 @@ def _plane_coords(s: np.ndarray, chroma: np.ndarray, light: np.ndarray):
     return b / np.maximum(a, 1e-9), np.maximum(np.einsum("ij,ij->i", s, s) - a * a - b * b, 0.0)
 
 
-def _lit_range(s: np.ndarray, chroma: np.ndarray):
-    """(light (3,), (lo, hi)): the unit direction towards white orthogonal to ``chroma``, and the
-    run of t (``_plane_coords``) about 0 that the samples s (N, 3) near the plane fill without a gap
-    (LIT_BIN bins each holding LIT_MIN_SHARE of the samples): the cloth with and without a
-    projector's light added. The run ends at the inner edges of its end bins (noise does not widen it)
-    and at most LIT_WHITE of the way to white and CHROMA_TAN short of it (a white ball stays off
-    the cloth); (0, 0) unless LIT_MODE_SHARE
-    of the run lies beyond 2 CHROMA_TAN (one colour with noise, stripes of a real cloth's texture)."""
+def _lit_range(s: np.ndarray, chroma: np.ndarray, tinted: bool = False):
+    """(light (3,), (lo, hi)): the unit direction of a projector's added light orthogonal to
+    ``chroma``, and the run of t (``_plane_coords``) about 0 that the samples s (N, 3) near the plane
+    fill without a gap (LIT_BIN bins each holding LIT_MIN_SHARE of the samples): the cloth with and
+    without a projector's light added. The light is white (``_run``); where no lit run is found that
+    way and ``tinted``, its direction is taken from the data (``_data_light``: a tinted projector's
+    light moves the cloth's colour out of the plane of the cloth and white, and where its lit area
+    is the commonest colour the unlit cloth left that plane). (0, 0) when no run is found. Only for
+    samples of the table's cloth (registered mode): over a whole image (pixel-only mode) the rails'
+    and surroundings' colours near the cloth's fake a tinted light (real dev frame 2: a ball lost)."""
     white = np.ones(3) / np.sqrt(3.0)
     light = white - (white @ chroma) * chroma
     n = np.linalg.norm(light)
     if n < 1e-3:                       # a grey cloth: white light keeps its colour
         return np.zeros(3), (0.0, 0.0)
     light /= n
+    lit = _run(s, chroma, light)
+    if lit == (0.0, 0.0) and tinted:
+        data = _data_light(s, chroma, light)
+        lit_data = _run(s, chroma, data)
+        if lit_data != (0.0, 0.0):
+            return data, lit_data
+    return light, lit
+
+
+def _data_light(s: np.ndarray, chroma: np.ndarray, white_light: np.ndarray) -> np.ndarray:
+    """(3,) unit direction orthogonal to ``chroma``, on white's side (``white_light``), along which
+    the samples s (N, 3) within LIT_CONE_DEG of ``chroma`` spread most (the principal axis of their
+    colour directions' parts orthogonal to it)."""
+    unit = s / np.maximum(np.linalg.norm(s, axis=1, keepdims=True), 1e-9)
+    cos = unit @ chroma
+    d = unit[cos > np.cos(np.radians(LIT_CONE_DEG))]
+    d = d - np.outer(d @ chroma, chroma)
+    if d.shape[0] < 12:
+        return white_light
+    e = np.linalg.eigh(d.T @ d)[1][:, -1]
+    e = e - (e @ chroma) * chroma
+    e /= max(np.linalg.norm(e), 1e-9)
+    return e if e @ white_light >= 0 else -e
+
+
+def _run(s: np.ndarray, chroma: np.ndarray, light: np.ndarray):
+    """(lo, hi) the run of t about 0 along ``light`` (``_lit_range``). The run ends at the inner edges of
+    its end bins (noise does not widen it) and at most LIT_WHITE of the way to white and CHROMA_TAN
+    short of it (a white ball stays off the cloth); (0, 0) unless LIT_MODE_SHARE of the run lies
+    beyond 2 CHROMA_TAN (one colour with noise, stripes of a real cloth's texture)."""
+    white = np.ones(3) / np.sqrt(3.0)
     t, perp2 = _plane_coords(s, chroma, light)
     a = s @ chroma
     inplane = (perp2 <= (CHROMA_TAN * a) ** 2) & (np.abs(t) < LIT_MAX)
@@ -141,8 +178,8 @@ def _lit_range(s: np.ndarray, chroma: np.ndarray):
     t_white = (white @ light) / (white @ chroma)
     run = inplane & (t >= t_lo - LIT_BIN) & (t <= t_hi + LIT_BIN)
     if (run & (np.abs(t) > 2 * CHROMA_TAN)).sum() < LIT_MODE_SHARE * run.sum():
-        return light, (0.0, 0.0)
-    return light, (float(min(0.0, t_lo)), float(max(0.0, min(t_hi, LIT_WHITE * t_white, t_white - CHROMA_TAN))))
+        return (0.0, 0.0)
+    return (float(min(0.0, t_lo)), float(max(0.0, min(t_hi, LIT_WHITE * t_white, t_white - CHROMA_TAN))))
 
 
 def _lstsq(A: np.ndarray, b: np.ndarray) -> np.ndarray:

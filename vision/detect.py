@@ -475,7 +475,7 @@ class TableDetector:
         except ValueError:
             return half, model, bright, None
         half = take_off_light(half, light)
-        model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale)
+        model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale, True)
         return half, model, self._bright(model), light
 
     def detect_unlined(self, image: np.ndarray) -> tuple[Detections, np.ndarray]:
@@ -491,7 +491,7 @@ class TableDetector:
         given = image
         image, half = self.unlined(image, half)
         ringed = image is not given
-        model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale)
+        model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale, True)
         bright = self._bright(model)
         light = None
         if model.lit != (0.0, 0.0) and not ringed:      # light added across the cloth (no halo rings)
