@@ -32,7 +32,9 @@ Stages, each a function over arrays:
    to white (the cloth beside a ball can be whiter than where its colour was read). Where no halo
    rings were taken out, a colour much brighter than the cloth is ball too (a white ball on a grey
    cloth), and a ball of about the cloth's colour is searched for half its own angle from it,
-   unrefined (``edge_chroma_deg``).
+   unrefined (``edge_chroma_deg``). In a JPEG frame, whose colour is smeared ~2 px out over the
+   cloth, every other ball is searched for BLOCKY_CHROMA_SHARE of its own angle from the cloth
+   (EDGE_CHROMA_DEG to BLOCKY_CHROMA_DEG), so that the refine reaches its outline.
 5. ``fit_spheres`` (``vision.fits``): the sphere centre (x, y, R) and an effective radius rho for which every outline
    ray is tangent to the sphere (distance from the centre to each ray = rho), robust Gauss-Newton.
    This is exact under perspective: the centre of the ellipse a ball projects to is not the image
@@ -133,6 +135,10 @@ FRAME_MIN_FITS = 6                     # noise: JPEG q60 ~0.5 px, clean ~0.08 px
 WHOLE_SHARE = 0.75                     # a ball showing this share of its outline rays measures rho; with at least
 RHO_FRAME_MIN = 3                      # ... this many such balls their median rho (else R) is the prior of the
 RHO_PRIOR_RAYS = 8.0                   # ... last fit, held with this many rays' weight
+BLOCKY_CHROMA_SHARE = 0.35             # in a JPEG frame a colour is ball from this share of the ball's own angle from
+BLOCKY_CHROMA_DEG = 30.0               # the cloth, between EDGE_CHROMA_DEG and this (JPEG smears colour ~2 px out:
+                                       # 8 deg is reached 1.7-2.1 px outside the outline, beyond REFINE_REACH;
+                                       # q60 x20 1.12 -> 0.81 mm, hard 1.32 -> 1.20 mm)
 RHO_FRAME_MIN_BLOCKY = 1               # ... in a JPEG frame one such ball is enough (a rack frame's cue ball tells
                                        # its outward offset; with R the rack's edge balls sat 1.5 mm out: JPEG q60
                                        # x20 1.33 -> 1.12 mm)
@@ -194,7 +200,7 @@ def outline_normals(outline: np.ndarray) -> np.ndarray:
 
 def outline_points(image: np.ndarray, outline: np.ndarray, half_width: float, cloth_lin: np.ndarray,
                    refine: bool, min_step: float = 0.0, hole=None, bright: float = np.inf,
-                   chroma_deg: float = EDGE_CHROMA_DEG, lit_share: float = 0.0,
+                   chroma_deg: float | np.ndarray = EDGE_CHROMA_DEG, lit_share: float = 0.0,
                    side: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
     """Outline points (M, N, 2) found along the normals of predicted outlines (M, N, 2) [px] and
     which are valid (M, N) (``vision.edges``): where the profile leaves the cloth (lit cloth colour
@@ -203,12 +209,14 @@ def outline_points(image: np.ndarray, outline: np.ndarray, half_width: float, cl
     hole: None or (half-resolution pocket mask, (u0, v0) its top-left full-resolution pixel, (M,)
     which balls are near a pocket); bright: a colour brighter than this many times the lit cloth is ball
     too (along the cloth's colour, linear light; inf: brightness alone never is); chroma_deg: the colour
-    angle from the cloth beyond which a colour is ball; side: > 1 on a JPEG frame, where a step mostly
-    in colour is first refined this many px either side (``vision.edges`` module notes)."""
+    angle from the cloth beyond which a colour is ball (scalar, or (M,) one per ball); side: > 1 on a
+    JPEG frame, where a step mostly in colour is first refined this many px either side
+    (``vision.edges`` module notes)."""
     M = outline.shape[0]
     mask, (u0, v0), rows = hole if hole is not None else (np.zeros((1, 1), bool), (0, 0), np.zeros(M, bool))
     return _edges.outline_points(image, LINEAR_LUT, outline, outline_normals(outline), float(half_width),
-                                 EDGE_STEP, np.asarray(cloth_lin, np.float64), np.tan(np.radians(chroma_deg)),
+                                 EDGE_STEP, np.asarray(cloth_lin, np.float64),
+                                 np.broadcast_to(np.tan(np.radians(chroma_deg)), (M,)).astype(np.float64),
                                  DARK_LINEAR, float(bright), mask, float(u0), float(v0), rows, refine, float(min_step),
                                  REFINE_REACH, 2, float(lit_share), float(side), LUMA_SHARE, SRGB_LUT)
 
@@ -558,11 +566,15 @@ class TableDetector:
                 grey = hue_angle(np.ones_like(ref), ref) < LOW_CONTRAST_DEG
                 ball_bright[(hue_angle(body, ref) < LOW_CONTRAST_DEG) | grey] = bright
             low = deg < EDGE_CHROMA_DEG
+            if blocky:       # JPEG: colour smeared out from the ball; start nearer the ball's own colour
+                ang = hue_angle(body_colour(image, cpx, rpx), ref)
+                deg = np.where(low, deg, np.clip(BLOCKY_CHROMA_SHARE * ang, EDGE_CHROMA_DEG, BLOCKY_CHROMA_DEG))
             each = own | low | np.isfinite(ball_bright)
             rest = np.flatnonzero(~each)
             if rest.size:        # the cloth beside these balls has the frame's cloth colour
                 pts[rest], valid[rest] = outline_points(image, outline[rest], half_width, cloth_lin, it > 0,
-                                                        min_step, (mask, corner, rows[rest]), side=side)
+                                                        min_step, (mask, corner, rows[rest]),
+                                                        chroma_deg=deg[rest], side=side)
             for m in np.flatnonzero(each):    # a projector or sheen changes it, or a ball of its colour
                 pts[m:m + 1], valid[m:m + 1] = outline_points(image, outline[m:m + 1], half_width, ref[m],
                                                               it > 0 and not low[m], min_step,

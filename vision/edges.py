@@ -175,7 +175,8 @@ def outline_points(image, lut, outline, nrm, half_width, step, cloth_lin, tan_ch
                    bright_share, hole, hole_u0, hole_v0, hole_rows, refine, min_step, reach, iters, lit_share, side,
                    luma_share, srgb_lut):
     """Outline points (M, N, 2) and validity (M, N) along normals nrm (M, N, 2) of the predicted
-    outline (M, N, 2) [px], searched half_width px either side (see the module notes).
+    outline (M, N, 2) [px], searched half_width px either side (see the module notes); tan_chroma (M,):
+    the tangent of each ball's colour angle from the cloth beyond which a colour is ball.
     lit_share: the cloth's colours reach this share of the way to white (white light added, in the
     plane of the cloth's colour and white; 0: its colour alone).
     side > 1: a step whose luma share is below luma_share is refined ``side`` px either side first
@@ -212,7 +213,7 @@ def outline_points(image, lut, outline, nrm, half_width, step, cloth_lin, tan_ch
                     j = min(max(int((x - hole_u0) // 2), 0), hw - 1)
                     i = min(max(int((y - hole_v0) // 2), 0), hh - 1)
                     in_hole = hole[i, j]
-                z[k] = _ballness(col[0], col[1], col[2], c, norm, tan_chroma, dark_share, bright_share, in_hole,
+                z[k] = _ballness(col[0], col[1], col[2], c, norm, tan_chroma[m], dark_share, bright_share, in_hole,
                                  towards, lit_max)
             if z[S - 1] >= 1.0 or z[S - 2] >= 1.0:       # the outer end must be cloth
                 continue

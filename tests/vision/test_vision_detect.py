@@ -9,13 +9,17 @@ from planner.state import TableState
 from vision.balls import linear_to_srgb, srgb_to_linear
 from vision.camera import sphere_silhouettes, table_to_pixels
 from vision.detect import (
+    BLOCKY_CHROMA_DEG,
+    BLOCKY_CHROMA_SHARE,
     BRIGHT_LINEAR,
     DARK_LINEAR,
     EDGE_CHROMA_DEG,
     EDGE_MIN_DEG,
     EDGE_MIN_SHARE,
     OUTLINE_LIT,
+    REFINE_REACH,
     edge_chroma_deg,
+    hue_angle,
     outline_points,
 )
 from vision.detect_pixels import detect_in_pixels
@@ -367,6 +371,25 @@ def _outline_offsets(image, centres, r, cloth, side):
     outline = centres[:, None, :] + r * np.stack([np.cos(ang), np.sin(ang)], axis=-1)[None]
     pts, valid = outline_points(image, outline, 1.5, cloth, True, 0.0, None, side=side)
     return (np.linalg.norm(pts - centres[:, None, :], axis=-1) - r)[valid]
+
+
+def test_a_jpeg_frame_starts_the_outline_search_from_the_ball_colour():
+    """Blue and maroon discs through JPEG q60: colour smeared ~2 px out over the cloth puts the first
+    step's crossing at 8 degrees from the cloth beyond the refine's reach (+1.7 / +2.1 px measured);
+    from BLOCKY_CHROMA_SHARE of the disc's own colour angle (at most BLOCKY_CHROMA_DEG) it is within
+    reach (+0.4 / +0.8 px), with every normal still finding the disc."""
+    ang = np.linspace(0.0, 2 * np.pi, 48, endpoint=False)
+    for colour in ((30, 20, 110), (140, 40, 20)):
+        image, centres, r, cloth = _discs(colour)
+        outline = centres[:, None, :] + r * np.stack([np.cos(ang), np.sin(ang)], axis=-1)[None]
+        own = hue_angle(srgb_to_linear(np.array(colour, float))[None], cloth[None])
+        deg = np.clip(BLOCKY_CHROMA_SHARE * own, EDGE_CHROMA_DEG, BLOCKY_CHROMA_DEG)
+        crossing = []
+        for chroma in (EDGE_CHROMA_DEG, np.full(len(centres), deg[0])):
+            pts, valid = outline_points(_jpeg(image, 60), outline, 3.0, cloth, False, 0.0, None, chroma_deg=chroma)
+            assert valid.mean() > 0.95
+            crossing.append((np.linalg.norm(pts - centres[:, None, :], axis=-1) - r)[valid].mean())
+        assert crossing[0] > REFINE_REACH + 0.5 and 0.0 < crossing[1] < REFINE_REACH
 
 
 def test_block_contrast_tells_a_jpeg_frame():
