@@ -23,7 +23,10 @@ in the image instead (the reason for each is in docs/vision.md):
    an inside that is mostly not cloth (``unlike_cloth``; less of it for a very round fit, a ball
    of the cloth's hue; with a pocket's rim and liner, RIM radii
    about its hole, counted as cloth: no circle on a cushion's shadow line, a liner or a rim), and
-   no overlap with a better-supported ball.
+   no overlap with a better-supported ball;
+7. ``clear_of_intruders`` (``vision.intruders``, as in the registered mode): no fit on a hand or
+   an arm, the foreground (off the pockets and their rims) that reaches in over the play area's
+   edge with a limb's core.
 
 Centres are the outline circles' centres (with perspective, the outline's centre, not the ball's).
 """
@@ -36,6 +39,7 @@ from vision.candidates import candidates, distinct
 from vision.cloth import FOREGROUND, classify, fit_cloth, hole_mask, unlike_cloth
 from vision.detect import Detections, _empty, near_neighbours
 from vision.fits import fit_circles
+from vision.intruders import clear_of_intruders, reach_in_band
 from vision.play_area import play_area
 from vision.steps import N_RAYS, ray_directions, step_points
 from vision.thin_lines import remove_thin_lines
@@ -65,7 +69,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     Returns Detections with px the outline circles' centres [px], r_px their radii, xy NaN,
     rms_px the circle fits' residuals, n_edges the outline points used.
     Raises ValueError for an image that is not BGR, a radius below 3 px, or no cloth in view.
-    One core: about 13 ms for a 1280x720 frame (``cuerobot bench vision``).
+    One core: about 13.5 ms for a 1280x720 frame (``cuerobot bench vision``).
     """
     if image.ndim != 3 or image.shape[2] != 3:
         raise ValueError(f"expected a BGR image, got shape {image.shape}")
@@ -103,8 +107,11 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
                                      lambda c, r: unlike_cloth(image, model, c, r, rim),
                                      model.chroma)
     cloth_v = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2) * model.chroma.max()
-    return Detections(px=c, r_px=r, xy=np.full_like(c, np.nan), rms_px=rms, n_edges=n, fill=fill[idx],
-                      cloth_v=cloth_v)
+    det = Detections(px=c, r_px=r, xy=np.full_like(c, np.nan), rms_px=rms, n_edges=n, fill=fill[idx],
+                     cloth_v=cloth_v)
+    # no fit on a hand or an arm: foreground off the pockets and their rims that came in over the rail
+    return det.take(clear_of_intruders((fg > 0) & ~rim, reach_in_band(region > 0, hole, r_half),
+                                       (c - 0.5) / 2, r / 2, n / N_RAYS, rms))
 
 
 def fit_outlines(smooth: np.ndarray, c: np.ndarray, radius_px: float, unlike, cloth: np.ndarray):

@@ -1,20 +1,23 @@
-"""What reaches in over the rail is not a ball: a hand, an arm, a cue.
+"""What reaches in over the rail is not a ball: a hand and its forearm.
 
-A ball lies on the cloth; a person's hand and forearm (or a cue) come in from beyond the table, so
-their foreground crosses the cushions to the rail. ``intruders`` keeps the foreground connected
-to a band just inside the cushion backs (``reach_in_band``, away from the pockets), after an
-opening that removes specks and hairline links, in regions no wider than an arm (a sheen or a
-projector's light across the cushions is wider). ``clear_of_intruders`` then drops a fit when most
-of the foreground inside its disc belongs to an intruder (``intruder_share``) and its outline is
-not a ball's: a fit across two fingers or along a forearm finds its edge on few rays and is rough;
-a ball the hand touches (it joins the intruder) or a ball a projector's soft light edge crosses
-keeps most of its outline, round. A ball frozen on a cushion reaches the cushion nose, not its back.
+A ball lies on the cloth; a person's hand and forearm come in from beyond the table, so their
+foreground crosses the cushions to the rail. ``intruders`` keeps the foreground connected to a
+band just inside the table's outline (``reach_in_band``, off the pockets' rims), after an opening
+that removes specks and hairline links, in regions no wider than an arm (a sheen or a projector's
+light across the cushions is wider) that hold a limb (``limb_cores``): a core thicker than a ball
+that runs further than a cluster of balls does. Balls on a cushion, by
+a pocket or in a jaw, with a cushion's shaded face or a pocket's rim joining them to the band, are
+no limb (where the play area is found in the pixels alone, its edge runs that close to them).
+``clear_of_intruders`` then drops a fit when most of the foreground inside its disc belongs to an
+intruder (``intruder_share``) and its outline is not a ball's: a fit across two fingers or along a
+forearm finds its edge on fewer rays and is rough; a ball the hand touches (it joins the intruder)
+or a ball a projector's soft light edge crosses keeps most of its outline, round. Both modes run
+it: registered (``vision.detect``) and pixel-only (``vision.detect_pixels``).
 """
 from __future__ import annotations
 
 import cv2
 import numpy as np
-from scipy import ndimage
 
 NECK = 3
 """Side [px] of the square the foreground is opened with: specks and hairline links go, a finger
@@ -22,19 +25,29 @@ NECK = 3
 WIDE = 2.5
 """An intruder is no wider than this many ball radii either side of its middle (a forearm at the
 elbow, about 1.6; a sheen or a projector's light across the cushions is much wider)."""
+LIMB = 0.9
+"""... and it holds a limb: a core of pixels farther than this many ball radii from its edge (a
+forearm, 65 mm wide, about 1.15 radii either side of its middle; a ball leaves a speck, a
+cushion's shaded face nothing), ..."""
+REACH = 4.0
+"""... in one piece at least this many ball radii long (a forearm out to the palm, which lies
+at least 0.1 m in from the cushion noses: 5.6-38 on 40 rendered frames; on 31 real frames, balls
+on a cushion's shaded face or by a pocket's rim joined to the band: at most 3.2)."""
 DISC = 0.9
 """A fit is no ball where, inside this share of its outline radius, ..."""
 SHARE = 0.5
 """... at least this share of the foreground came in over the rail, ..."""
-OUTLINE_SHARE = 0.5
+OUTLINE_SHARE = 0.75
 """... unless at least this share of its outline rays found its edge ..."""
 ROUND_RMS = 0.3
 """... or its outline fit is this round [px] (rendered: balls on a projector's light 0.05-0.28 px,
-fits across fingers 0.38-0.71 px with 9-20 of 48 rays)."""
+fits across fingers 0.38-0.71 px with 9-20 of 48 rays in registered mode; in pixel-only mode, 40
+frames, the 90 fits on hands 0.53-1.13 px with 14-33 of 48 points, no ball's fit in an intruder)."""
 BAND = 3
 """Width [px] of the band just inside the table's outline that an intruder crosses, ..."""
-JAW = 2.5
-"""... except within this many ball radii of a pocket's hole (a ball in a jaw comes that near)."""
+JAW = 0.5
+"""... except within this many ball radii of a pocket's hole (its rim; the callers leave the hole
+and its rim out of the foreground too: a pocket is no limb)."""
 
 
 def reach_in_band(inside: np.ndarray, hole: np.ndarray, r: float) -> np.ndarray:
@@ -50,15 +63,48 @@ def reach_in_band(inside: np.ndarray, hole: np.ndarray, r: float) -> np.ndarray:
 def intruders(fg: np.ndarray, reach_in: np.ndarray, r: float) -> np.ndarray:
     """(h, w) bool: the pixels of foreground ``fg`` (h, w) bool that, after an opening by a NECK x
     NECK square, are 4-connected to a pixel of ``reach_in`` (h, w) bool, in regions no wider than
-    an arm (no pixel farther than WIDE x ``r``, a ball's radius [px], from the region's edge)."""
+    an arm (no pixel farther than WIDE x ``r``, a ball's radius [px], from the region's edge) that
+    hold a limb (``limb_cores``). Worked in the foreground's bounding box, with a pixel of
+    background round it; the limbs first (most frames have none)."""
+    out = np.zeros(fg.shape, bool)
     opened = cv2.morphologyEx(fg.astype(np.uint8), cv2.MORPH_OPEN, np.ones((NECK, NECK), np.uint8))
-    n, labels = cv2.connectedComponents(opened, connectivity=4)
-    hit = np.unique(labels[reach_in & (opened > 0)])
-    hit = hit[hit > 0]
+    x, y, w, h = cv2.boundingRect(opened)
+    box = slice(max(y - 1, 0), y + h + 1), slice(max(x - 1, 0), x + w + 1)
+    opened = opened[box]
+    depth = cv2.distanceTransform(opened, cv2.DIST_L2, 3)
+    cores = limb_cores(depth, r)
+    if not len(cores):
+        return out
+    n, labels = cv2.connectedComponentsWithAlgorithm(opened, 4, cv2.CV_32S, cv2.CCL_SAUF)   # (the fastest here)
+    hit = np.intersect1d(labels[reach_in[box] & (opened > 0)], labels[cores[:, 0], cores[:, 1]])
+    hit = np.setdiff1d(hit, labels[depth > WIDE * r])
     if hit.size:
-        depth = ndimage.maximum(cv2.distanceTransform(opened, cv2.DIST_L2, 3), labels, hit)
-        hit = hit[np.asarray(depth) <= WIDE * r]
-    return np.isin(labels, hit)
+        out[box] = np.isin(labels, hit)
+    return out
+
+
+def limb_cores(depth: np.ndarray, r: float) -> np.ndarray:
+    """(K, 2) a (row, column) pixel of each limb in a region: a piece of the core (``depth`` (h, w),
+    each pixel's distance from the regions' edges [px], above LIMB x ``r``; 8-connected) that runs at
+    least REACH x r along its longest side (``cv2.minAreaRect``)."""
+    core = depth > LIMB * r
+    at = np.flatnonzero(core)
+    if not at.size:
+        return np.zeros((0, 2), np.intp)
+    pieces = cv2.connectedComponentsWithAlgorithm(core.view(np.uint8), 8, cv2.CV_32S, cv2.CCL_SAUF)[1]
+    piece = pieces.ravel()[at]
+    order = np.argsort(piece, kind="stable")                  # each piece's pixels together
+    v, u = np.divmod(at[order], core.shape[1])
+    piece = piece[order]
+    first = np.flatnonzero(np.r_[True, piece[1:] != piece[:-1]])
+    last = np.r_[first[1:], piece.size]
+    box = np.hypot(np.maximum.reduceat(v, first) - np.minimum.reduceat(v, first) + 1,
+                   np.maximum.reduceat(u, first) - np.minimum.reduceat(u, first) + 1)
+    out = []
+    for i, j in zip(first[box >= REACH * r], last[box >= REACH * r]):   # (a box too short holds no limb)
+        if max(cv2.minAreaRect(np.column_stack([u[i:j], v[i:j]]).astype(np.float32))[1]) >= REACH * r:
+            out.append((v[i], u[i]))
+    return np.array(out, np.intp).reshape(-1, 2)
 
 
 def clear_of_intruders(fg: np.ndarray, reach_in: np.ndarray, centres: np.ndarray, radii: np.ndarray,
@@ -69,12 +115,12 @@ def clear_of_intruders(fg: np.ndarray, reach_in: np.ndarray, centres: np.ndarray
     [full-resolution px]. A fit is part of an intruder where at least SHARE of the foreground inside
     DISC of its radius came in over the rail, unless its outline is a ball's: mostly found
     (OUTLINE_SHARE) or round (ROUND_RMS). A fit across two fingers or along a forearm is neither."""
-    if not len(centres):
-        return np.ones(0, bool)
+    ball_like = (np.asarray(outline_share) >= OUTLINE_SHARE) | (np.asarray(rms_px) <= ROUND_RMS)
+    if ball_like.all():                   # every fit's outline is a ball's (or there is none)
+        return ball_like
     mask = intruders(fg, reach_in, float(np.median(radii)))
     if not mask.any():
         return np.ones(len(centres), bool)
-    ball_like = (np.asarray(outline_share) >= OUTLINE_SHARE) | (np.asarray(rms_px) <= ROUND_RMS)
     return ball_like | (intruder_share(mask, fg, centres, DISC * np.asarray(radii)) < SHARE)
 
 
