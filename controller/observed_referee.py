@@ -9,6 +9,10 @@ with a note for every ambiguity the frames left, and the balls that vanished whe
 Rules, in the order they are applied. ``noise`` is the vision's std per axis (0.3 mm); dt the
 frame interval; move = max(2 mm, 7 noise).
 
+0. Sightings. A sighting of a ball farther from its last sighting than FASTEST_BALL x the time
+   between them + SIGHTING_SLACK, and the run of sightings that follows it in reach of each other,
+   is another ball given its id (``unreachable``: a rolling stripe showing its white face named
+   the cue ball): left out, noted.
 1. Motion. The balls seen in the first frame are in play; a ball's rest position is its mean over
    the frames before the cue ball moves (give a few frames before the strike). A ball *moved* at
    its first sighting more than ``move`` from rest if the next sighting is too (or there is
@@ -16,7 +20,8 @@ frame interval; move = max(2 mm, 7 noise).
    that never moved but whose final position (mean of its last REST_FRAMES sightings) differs
    from its rest by more than 4 standard errors was *nudged*.
 2. Pocketed. A ball not seen in the last frame drops into the first pocket its last seen flight
-   (straight on at its last velocity for 1.5 frame intervals) comes within the pocket radius +
+   (straight on at its last velocity for 1.5 frame intervals, to the first frame without its id) comes
+   within the pocket radius +
    POCKET_MARGIN of; failing that, into the nearest pocket if its last position lies within that
    reach of one, or beyond a cushion line (in a throat), or, for a ball never seen moving (speed
    unknown), within MAX_SPEED x 1.5 dt (noted). Any other ball has *vanished* (off the table, or
@@ -72,7 +77,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from controller.observed_cushions import CUSHION_MARGIN, SLOW_WINDOW, cushion_contacts, struck_into_cushion
-from controller.observed_tracks import Snapshot, ball_motion, tracks
+from controller.observed_tracks import Snapshot, ball_motion, tracks, unreachable
 from planner.rules.facts import ShotFacts
 from planner.state import CUE
 from planner.table import Table
@@ -92,6 +97,8 @@ CONTACT_MARGIN = 2e-3   # how far beyond 2R the cue ball's extrapolated path may
 POCKET_MARGIN = 5e-3    # how far outside a pocket's radius an extrapolated drop may end [m]
 POCKET_SLACK = 0.5      # fraction of a frame interval a drop may be late (speed estimate error)
 MAX_SPEED = 10.0        # fastest plausible ball [m/s]: the reach of a ball seen only at rest
+FASTEST_BALL = 15.0     # no ball moves faster [m/s] (a professional's break: the cue ball at about 13 m/s) ...
+SIGHTING_SLACK = 0.01   # ... so beyond this x the time since its last sighting + this [m], a sighting is another ball's
 
 __all__ = ["ObservedShot", "Snapshot", "observe_shot", "observe_tracks"]
 
@@ -144,6 +151,7 @@ def observe_tracks(times, ids, pos, table: Table, R: float, noise: float = NOISE
     if pos.shape != (times.shape[0], ids.shape[0], 2):
         raise ValueError(f"pos must have shape (T, N, 2) = ({times.shape[0]}, {ids.shape[0]}, 2), got {pos.shape}")
     seen = np.isfinite(pos).all(-1)
+    wrong = unreachable(times, pos, seen, FASTEST_BALL, SIGHTING_SLACK)
     cue_hits = np.flatnonzero(ids == CUE)
     if cue_hits.size == 0 or not seen[0, cue_hits[0]]:
         raise ValueError("the cue ball (id 0) is not seen in the first frame")
@@ -154,11 +162,18 @@ def observe_tracks(times, ids, pos, table: Table, R: float, noise: float = NOISE
     noise = max(float(noise), NOISE_FLOOR)
     move = max(MOVE_MIN, 7.0 * noise)
     notes: list[str] = []
+    wrong = wrong[:, play]
+    for i in np.flatnonzero(wrong.any(0)):
+        k = np.flatnonzero(wrong[:, i])
+        notes.append(f"ball {int(ids[i])} was seen in {k.size} frame(s) from t = {times[k[0]]:.3f} s where it could not "
+                     f"have reached: another ball given its id, left out")
+    reported = seen.copy()               # a ball's id was in these frames, reachable or not
+    pos, seen = np.where(wrong[..., None], np.nan, pos), seen & ~wrong
 
     motion = ball_motion(times, pos, seen, cue, noise, move)
     rest, first_moved, dep, nudged = motion.rest, motion.first_moved, motion.departure, motion.nudged
 
-    drops, vanished, drop_hits = _drops(times, pos, seen, ids, first_moved, table, R, dt, notes)
+    drops, vanished, drop_hits = _drops(times, pos, seen, reported, ids, first_moved, table, R, dt, notes)
     contact, t_c, strike = _first_contact(times, pos, seen, ids, cue, rest, first_moved, dep, nudged, table, R, dt,
                                           move, aim_deg, notes)
 
@@ -275,8 +290,10 @@ def _first_contact(times, pos, seen, ids, cue, rest, first_moved, dep, nudged, t
     return int(ids[cluster[j]]), t_star, None
 
 
-def _drops(times, pos, seen, ids, first_moved, table: Table, R: float, dt: float, notes):
-    """Rule 2: ([(ball id, pocket id)] in drop order, vanished ids, {ball id: [jaw contact times]})."""
+def _drops(times, pos, seen, reported, ids, first_moved, table: Table, R: float, dt: float, notes):
+    """Rule 2: ([(ball id, pocket id)] in drop order, vanished ids, {ball id: [jaw contact times]}).
+    reported (T, N): the frames a ball's id was in, its unreachable sightings (rule 0) included: its
+    flight from its last sighting runs until the first frame after them."""
     w, l = table.width, table.length
     pc, pr = table.pocket_center, table.pocket_radius
     drops: list[tuple[float, int, str]] = []
@@ -287,7 +304,8 @@ def _drops(times, pos, seen, ids, first_moved, table: Table, R: float, dt: float
         L, b = int(k[-1]), int(ids[i])
         p = pos[L, i]
         v = (p - pos[k[-2], i]) / (times[L] - times[k[-2]]) if k.size >= 2 else np.zeros(2)
-        t_gap = (times[L + 1] - times[L]) * (1 + POCKET_SLACK)
+        after = max(L + 1, min(int(np.flatnonzero(reported[:, i])[-1]) + 1, len(times) - 1))
+        t_gap = (times[after] - times[L]) * (1 + POCKET_SLACK)
         s = pocket_entry(p, v, t_gap, table, POCKET_MARGIN)
         if np.isfinite(s).any():
             j = int(np.argmin(s))

@@ -2,7 +2,8 @@
 referee, controller/observed_referee.py).
 
 A frame is a ``Snapshot``: its time [s] and the identified balls' centres [m] in the table frame
-(docs/frame.md). ``tracks`` lines the frames up by ball id into arrays; ``ball_motion`` reads
+(docs/frame.md). ``tracks`` lines the frames up by ball id into arrays; ``unreachable`` finds the
+sightings a ball cannot have made (another ball given its id in a few frames); ``ball_motion`` reads
 from them each ball's rest position, the frame and time it departed, and whether it was nudged.
 """
 from __future__ import annotations
@@ -31,6 +32,32 @@ def tracks(snapshots: Sequence[Snapshot]) -> tuple[np.ndarray, np.ndarray, np.nd
         for b, xy in s.balls.items():
             pos[k, col[int(b)]] = xy
     return np.array([float(s.t) for s in snapshots]), ids, pos
+
+
+def unreachable(times, pos, seen, max_speed: float, slack: float) -> np.ndarray:
+    """(T, N) bool: the sightings no ball could have made. A ball's sightings split into runs, each
+    sighting within ``max_speed`` [m/s] x the time since the one before + ``slack`` [m] of it; its first
+    run stands, and a later run stands only if its first sighting is that reach from the last
+    sighting that stands. The sightings of the other runs (a ball named with another's id in a few
+    frames, such as a rolling stripe showing its white face, named the cue ball) are unreachable.
+    times (T,) [s], pos (T, N, 2) [m], seen (T, N) bool."""
+    out = np.zeros(seen.shape, bool)
+    for i in range(seen.shape[1]):
+        k = np.flatnonzero(seen[:, i])
+        if k.size < 2:
+            continue
+        step = np.hypot(*(pos[k[1:], i] - pos[k[:-1], i]).T)
+        reach = max_speed * np.diff(times[k]) + slack
+        starts = np.r_[0, np.flatnonzero(step > reach) + 1]
+        ends = np.r_[starts[1:], k.size]
+        last = k[ends[0] - 1]
+        for a, b in zip(starts[1:], ends[1:]):
+            d = np.hypot(*(pos[k[a], i] - pos[last, i]))
+            if d > max_speed * (times[k[a]] - times[last]) + slack:
+                out[k[a:b], i] = True
+            else:
+                last = k[b - 1]
+    return out
 
 
 @dataclass(frozen=True)

@@ -26,7 +26,7 @@ in the image instead (the reason for each is in docs/vision.md):
    no overlap with a better-supported ball;
 7. ``clear_of_intruders`` (``vision.intruders``, as in the registered mode): no fit on a hand or
    an arm, the foreground (off the pockets and their rims) that reaches in over the play area's
-   edge with a limb's core.
+   edge with an arm's core.
 
 Centres are the outline circles' centres (with perspective, the outline's centre, not the ball's).
 """

@@ -4,10 +4,10 @@ A ball lies on the cloth; a person's hand and forearm come in from beyond the ta
 foreground crosses the cushions to the rail. ``intruders`` keeps the foreground connected to a
 band just inside the table's outline (``reach_in_band``, off the pockets' rims), after an opening
 that removes specks and hairline links, in regions no wider than an arm (a sheen or a projector's
-light across the cushions is wider) that hold a limb (``limb_cores``): a core thicker than a ball
+light across the cushions is wider) that hold an arm (``arm_cores``): a core thicker than a ball
 that runs further than a cluster of balls does. Balls on a cushion, by
 a pocket or in a jaw, with a cushion's shaded face or a pocket's rim joining them to the band, are
-no limb (where the play area is found in the pixels alone, its edge runs that close to them).
+no arm (where the play area is found in the pixels alone, its edge runs that close to them).
 ``clear_of_intruders`` then drops a fit when most of the foreground inside its disc belongs to an
 intruder (``intruder_share``) and its outline is not a ball's: a fit across two fingers or along a
 forearm finds its edge on fewer rays and is rough; a ball the hand touches (it joins the intruder)
@@ -25,8 +25,8 @@ NECK = 3
 WIDE = 2.5
 """An intruder is no wider than this many ball radii either side of its middle (a forearm at the
 elbow, about 1.6; a sheen or a projector's light across the cushions is much wider)."""
-LIMB = 0.9
-"""... and it holds a limb: a core of pixels farther than this many ball radii from its edge (a
+ARM = 0.9
+"""... and it holds an arm: a core of pixels farther than this many ball radii from its edge (a
 forearm, 65 mm wide, about 1.15 radii either side of its middle; a ball leaves a speck, a
 cushion's shaded face nothing), ..."""
 REACH = 4.0
@@ -47,7 +47,7 @@ BAND = 3
 """Width [px] of the band just inside the table's outline that an intruder crosses, ..."""
 JAW = 0.5
 """... except within this many ball radii of a pocket's hole (its rim; the callers leave the hole
-and its rim out of the foreground too: a pocket is no limb)."""
+and its rim out of the foreground too: a pocket is no arm)."""
 
 
 def reach_in_band(inside: np.ndarray, hole: np.ndarray, r: float) -> np.ndarray:
@@ -64,15 +64,15 @@ def intruders(fg: np.ndarray, reach_in: np.ndarray, r: float) -> np.ndarray:
     """(h, w) bool: the pixels of foreground ``fg`` (h, w) bool that, after an opening by a NECK x
     NECK square, are 4-connected to a pixel of ``reach_in`` (h, w) bool, in regions no wider than
     an arm (no pixel farther than WIDE x ``r``, a ball's radius [px], from the region's edge) that
-    hold a limb (``limb_cores``). Worked in the foreground's bounding box, with a pixel of
-    background round it; the limbs first (most frames have none)."""
+    hold an arm (``arm_cores``). Worked in the foreground's bounding box, with a pixel of
+    background round it; the arms first (most frames have none)."""
     out = np.zeros(fg.shape, bool)
     opened = cv2.morphologyEx(fg.astype(np.uint8), cv2.MORPH_OPEN, np.ones((NECK, NECK), np.uint8))
     x, y, w, h = cv2.boundingRect(opened)
     box = slice(max(y - 1, 0), y + h + 1), slice(max(x - 1, 0), x + w + 1)
     opened = opened[box]
     depth = cv2.distanceTransform(opened, cv2.DIST_L2, 3)
-    cores = limb_cores(depth, r)
+    cores = arm_cores(depth, r)
     if not len(cores):
         return out
     n, labels = cv2.connectedComponentsWithAlgorithm(opened, 4, cv2.CV_32S, cv2.CCL_SAUF)   # (the fastest here)
@@ -83,11 +83,11 @@ def intruders(fg: np.ndarray, reach_in: np.ndarray, r: float) -> np.ndarray:
     return out
 
 
-def limb_cores(depth: np.ndarray, r: float) -> np.ndarray:
-    """(K, 2) a (row, column) pixel of each limb in a region: a piece of the core (``depth`` (h, w),
-    each pixel's distance from the regions' edges [px], above LIMB x ``r``; 8-connected) that runs at
+def arm_cores(depth: np.ndarray, r: float) -> np.ndarray:
+    """(K, 2) a (row, column) pixel of each arm in a region: a piece of the core (``depth`` (h, w),
+    each pixel's distance from the regions' edges [px], above ARM x ``r``; 8-connected) that runs at
     least REACH x r along its longest side (``cv2.minAreaRect``)."""
-    core = depth > LIMB * r
+    core = depth > ARM * r
     at = np.flatnonzero(core)
     if not at.size:
         return np.zeros((0, 2), np.intp)
@@ -101,7 +101,7 @@ def limb_cores(depth: np.ndarray, r: float) -> np.ndarray:
     box = np.hypot(np.maximum.reduceat(v, first) - np.minimum.reduceat(v, first) + 1,
                    np.maximum.reduceat(u, first) - np.minimum.reduceat(u, first) + 1)
     out = []
-    for i, j in zip(first[box >= REACH * r], last[box >= REACH * r]):   # (a box too short holds no limb)
+    for i, j in zip(first[box >= REACH * r], last[box >= REACH * r]):   # (a box too short holds no arm)
         if max(cv2.minAreaRect(np.column_stack([u[i:j], v[i:j]]).astype(np.float32))[1]) >= REACH * r:
             out.append((v[i], u[i]))
     return np.array(out, np.intp).reshape(-1, 2)

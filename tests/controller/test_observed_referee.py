@@ -240,3 +240,36 @@ def test_refuses_frames_it_cannot_read(simulator):
     with pytest.raises(ValueError, match="increasing times"):
         observe_shot([Snapshot(0.1, {0: (0.5, 0.5)}), Snapshot(0.1, {0: (0.5, 0.5)})], simulator.table,
                      simulator.params.R)
+
+
+def test_another_ball_given_the_cue_balls_id_before_a_scratch_is_left_out(simulator):
+    """The cue ball follows the object ball in; in its last two frames before it drops the camera
+    names another ball (a rolling stripe showing its white face) the cue ball, mid-table. Those
+    sightings are out of the cue ball's reach (FASTEST_BALL): left out and noted, and the scratch is
+    ruled from its real flight (without the rule, the cue ball vanished away from any pocket)."""
+    state, shot, _ = hand_built(simulator)["pot and follow in (scratch)"]
+    res = simulator.simulate(state, shot)
+    times, ids, pos = camera(simulator, state, res, np.random.default_rng(6))
+    c = list(ids).index(0)
+    last = int(np.flatnonzero(np.isfinite(pos[:, c, 0]))[-1])
+    elsewhere = np.array([simulator.table.width / 2, simulator.table.length / 2])
+    assert np.hypot(*(pos[last - 2, c] - elsewhere)) > 0.6                     # out of reach in 2 frames at 60 fps
+    pos[last - 1:last + 1, c] = elsewhere
+    seen = observe_tracks(times, ids, pos, simulator.table, simulator.params.R, aim_deg=shot.phi)
+    assert seen.facts.pocketed_ids == {0, 1} and not seen.vanished
+    assert any("could not have reached" in note for note in seen.undecided)
+
+
+def test_unreachable_marks_only_the_runs_a_ball_cannot_have_made():
+    """A ball rolling at 2 m/s, seen at 30 fps: unseen for 5 frames it is still in reach (nothing
+    marked); a run of 3 frames 0.6 m off its path is marked, and the track after it stands."""
+    from controller.observed_tracks import unreachable
+    times = np.arange(20) / 30.0
+    pos = np.zeros((20, 1, 2))
+    pos[:, 0, 0] = 0.2 + 2.0 * times
+    seen = np.ones((20, 1), bool)
+    seen[5:10] = False
+    assert not unreachable(times, pos, seen, 10.0, 0.01).any()
+    pos[12:15, 0, 1] = 0.6
+    wrong = unreachable(times, pos, seen, 10.0, 0.01)
+    assert wrong[:, 0].tolist() == [k in (12, 13, 14) for k in range(20)]

@@ -73,7 +73,7 @@ def test_intruders_are_what_reaches_in_and_is_no_wider_than_an_arm():
 def test_balls_on_a_cushions_shaded_face_are_no_intruder():
     """On a drawn mask like a real frame's: the play area's edge runs along a cushion's shaded face
     (a strip of foreground 4 px wide in the band) and three touching balls lie against it, joined to
-    the band. No part of that is thicker than a ball, so no limb reaches in: no intruder, and the
+    the band. No part of that is thicker than a ball, so no arm reaches in: no intruder, and the
     rough fits on those balls stay. An arm 14 px (2.3 radii) wide reaching in 60 px is one."""
     h, w, r = 120, 200, 6.0
     fg = np.zeros((h, w), bool)
