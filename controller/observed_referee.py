@@ -20,11 +20,10 @@ frame interval; move = max(2 mm, 7 noise).
    that never moved but whose final position (mean of its last REST_FRAMES sightings) differs
    from its rest by more than 4 standard errors was *nudged*.
 2. Pocketed. A ball not seen in the last frame drops into the first pocket its last seen flight
-   (straight on at its last velocity for 1.5 frame intervals, to the first frame without its id) comes
-   within the pocket radius +
-   POCKET_MARGIN of; failing that, into the nearest pocket if its last position lies within that
-   reach of one, or beyond a cushion line (in a throat), or, for a ball never seen moving (speed
-   unknown), within MAX_SPEED x 1.5 dt (noted). Any other ball has *vanished* (off the table, or
+   (straight on at its last velocity for 1.5 frame intervals, to the first frame without its id)
+   comes within the pocket radius + POCKET_MARGIN of; failing that, into the nearest pocket if its
+   last position lies within that reach of one, or beyond a cushion line (in a throat), or, for a
+   ball never seen moving (speed unknown), within MAX_SPEED x 1.5 dt (noted). Any other ball has *vanished* (off the table, or
    lost by the camera): it is reported in ``vanished`` and never given a pocket. Balls drop in
    the order of their estimated drop times; the cue ball among them is a scratch.
 3. First contact. The cue ball's frame intervals are scanned in order up to the first frame that
