@@ -95,7 +95,7 @@ KINK = 3e-3             # the cue ball's deviation from its straight path over a
 CONTACT_MARGIN = 2e-3   # how far beyond 2R the cue ball's extrapolated path may pass a ball it hits [m]
 POCKET_MARGIN = 5e-3    # how far outside a pocket's radius an extrapolated drop may end [m]
 POCKET_SLACK = 0.5      # fraction of a frame interval a drop may be late (speed estimate error)
-MAX_SPEED = 10.0        # fastest plausible ball [m/s]: the reach of a ball seen only at rest
+MAX_SPEED = 10.0        # a struck ball's usual top speed [m/s]: the reach of a ball seen only at rest (rule 2)
 FASTEST_BALL = 15.0     # no ball moves faster [m/s] (a professional's break: the cue ball at about 13 m/s) ...
 SIGHTING_SLACK = 0.01   # ... so beyond this x the time since its last sighting + this [m], a sighting is another ball's
 

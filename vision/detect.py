@@ -558,8 +558,8 @@ class TableDetector:
             ref = np.where(own[:, None], local, cloth_lin)
             deg = np.full(len(own), EDGE_CHROMA_DEG)
             ball_bright = np.full(len(own), np.inf)
+            body = body_colour(image, cpx, rpx) if np.isfinite(bright) or blocky else None
             if np.isfinite(bright):          # no halo rings (their remnants): balls of the cloth's own colour
-                body = body_colour(image, cpx, rpx)
                 deg = edge_chroma_deg(body, ref, bright)
                 # brightness only where colour cannot tell: a ball of the cloth's hue, or white on a grey
                 # cloth (a moving white ball's blur on green is no ball)
@@ -567,7 +567,7 @@ class TableDetector:
                 ball_bright[(hue_angle(body, ref) < LOW_CONTRAST_DEG) | grey] = bright
             low = deg < EDGE_CHROMA_DEG
             if blocky:       # JPEG: colour smeared out from the ball; start nearer the ball's own colour
-                ang = hue_angle(body_colour(image, cpx, rpx), ref)
+                ang = hue_angle(body, ref)
                 deg = np.where(low, deg, np.clip(BLOCKY_CHROMA_SHARE * ang, EDGE_CHROMA_DEG, BLOCKY_CHROMA_DEG))
             each = own | low | np.isfinite(ball_bright)
             rest = np.flatnonzero(~each)
