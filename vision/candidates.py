@@ -146,9 +146,24 @@ def _peaks(votes, where, ones, known_count, half_box, fill_min, votes_min):
 def distinct(pts: np.ndarray, score: np.ndarray, dmin: float) -> np.ndarray:
     """Indices (sorted) of the points (N, 2) to keep so that no two are closer than ``dmin``:
     greedily, the higher ``score`` first (non-maximum suppression)."""
-    close = np.sum((pts[:, None, :] - pts[None, :, :]) ** 2, axis=-1) < dmin * dmin
-    keep = np.zeros(pts.shape[0], dtype=bool)
-    for i in np.argsort(-np.asarray(score), kind="stable"):
-        if not np.any(close[i] & keep):
+    order = np.argsort(-np.asarray(score), kind="stable")
+    return np.flatnonzero(_apart(np.ascontiguousarray(pts, np.float64), order, float(dmin) ** 2))
+
+
+@njit(cache=True)
+def _apart(pts, order, d2):
+    """(N,) bool: the points (N, 2) kept, taken in ``order``, each farther than sqrt(d2) from every
+    point kept before it."""
+    keep = np.zeros(pts.shape[0], dtype=np.bool_)
+    kept = np.empty(pts.shape[0], dtype=np.int64)
+    k = 0
+    for i in order:
+        for j in kept[:k]:
+            dx, dy = pts[i, 0] - pts[j, 0], pts[i, 1] - pts[j, 1]
+            if dx * dx + dy * dy < d2:
+                break
+        else:
             keep[i] = True
-    return np.flatnonzero(keep)
+            kept[k] = i
+            k += 1
+    return keep

@@ -327,12 +327,13 @@ def added_light(local: np.ndarray, cloth: ClothModel) -> np.ndarray:
 
 
 def near_neighbours(outline: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray,
-                    reach: float) -> np.ndarray:
+                    reach: float, normals: np.ndarray | None = None) -> np.ndarray:
     """(M, N) search lines that would reach another ball: the point ``reach`` px outward from the
-    outline lies inside another ball's outline (approximated by a circle about its centre)."""
+    outline (M, N, 2) along its unit outward normals (M, N, 2; default ``outline_normals``) lies
+    inside another ball's outline (approximated by a circle about its centre)."""
     if outline.shape[0] < 2:
         return np.zeros(outline.shape[:2], dtype=bool)
-    outer = outline + reach * outline_normals(outline)
+    outer = outline + reach * (outline_normals(outline) if normals is None else normals)
     return _inside_others(np.ascontiguousarray(outer, np.float64), np.asarray(centres_px, np.float64),
                           np.asarray(radii_px, np.float64))
 

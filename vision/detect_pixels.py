@@ -140,7 +140,7 @@ def fit_outlines(smooth: np.ndarray, c: np.ndarray, radius_px: float, unlike, cl
     for i, half_width in enumerate(SEARCH_WIDTHS):
         pts, strength = step_points(smooth, c, r, half_width, cloth, SHADE_WEIGHT)
         circle = c[:, None, :] + r[:, None, None] * dirs[None]
-        valid = (strength >= (WEAK_STEP if i else MIN_STEP)) & ~near_neighbours(circle, c, r, 1.0)
+        valid = (strength >= (WEAK_STEP if i else MIN_STEP)) & ~near_neighbours(circle, c, r, 1.0, dirs[None])
         c, r, rms, tw = fit_circles(pts, valid, c, r)
         n = (tw > 0.5).sum(axis=1)
         n_strong = ((tw > 0.5) & (strength >= MIN_STEP)).sum(axis=1)

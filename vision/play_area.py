@@ -12,9 +12,12 @@ squared up to the straightest one (``_square_up``).
 """
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
+from planner.jit import njit
 from vision.cloth import CLOTH
 
 ON_HULL = 1            # [px] outline points this close to the convex hull can lie on a side
@@ -122,14 +125,33 @@ def _near_polygon(pts: np.ndarray, poly: np.ndarray, size: np.ndarray) -> np.nda
 def _robust_line(pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(point, unit direction) of a line through points (N, 2): total least squares, re-fitted
     LINE_ITERS times on the points within 3 robust sigmas (at least 0.5 px)."""
-    w = np.ones(pts.shape[0])
-    for _ in range(LINE_ITERS):
-        m = (w[:, None] * pts).sum(axis=0) / w.sum()
-        d = pts - m
-        normal = np.linalg.eigh((d * w[:, None]).T @ d)[1][:, 0]
-        r = np.abs(d @ normal)
-        w = (r < 3.0 * max(1.4826 * np.median(r), 0.5)).astype(np.float64)
+    m, normal = _tls_line(np.ascontiguousarray(pts, np.float64), LINE_ITERS)
     return m, np.array([normal[1], -normal[0]])
+
+
+@njit(cache=True)
+def _tls_line(pts, iters):
+    """(point (2,), unit normal (2,)) of ``_robust_line``'s fit: the weighted mean and the scatter
+    matrix's least eigenvector (closed form for a symmetric 2 x 2)."""
+    n = pts.shape[0]
+    w = np.ones(n)
+    m = np.zeros(2)
+    normal = np.zeros(2)
+    r = np.empty(n)
+    for _ in range(iters):
+        sw = w.sum()
+        m[0], m[1] = (w * pts[:, 0]).sum() / sw, (w * pts[:, 1]).sum() / sw
+        dx, dy = pts[:, 0] - m[0], pts[:, 1] - m[1]
+        a, b, c = (w * dx * dx).sum(), (w * dx * dy).sum(), (w * dy * dy).sum()
+        low = 0.5 * (a + c) - math.sqrt(0.25 * (a - c) ** 2 + b * b)      # the least eigenvalue
+        ex, ey = (b, low - a) if abs(a - low) > abs(c - low) else (low - c, b)
+        norm = math.hypot(ex, ey)
+        normal[0], normal[1] = (ex / norm, ey / norm) if norm > 0 else (1.0, 0.0)
+        r[:] = np.abs(dx * normal[0] + dy * normal[1])
+        limit = 3.0 * max(1.4826 * np.median(r), 0.5)
+        for i in range(n):
+            w[i] = 1.0 if r[i] < limit else 0.0
+    return m, normal
 
 
 def _intersect(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, np.ndarray]) -> np.ndarray | None:
