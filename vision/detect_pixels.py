@@ -41,7 +41,7 @@ from vision.detect import Detections, _empty, near_neighbours
 from vision.fits import fit_circles
 from vision.intruders import clear_of_intruders, reach_in_band
 from vision.play_area import play_area
-from vision.steps import N_RAYS, ray_directions, step_points
+from vision.steps import N_RAYS, SmoothedNear, ray_directions, step_points
 from vision.thin_lines import remove_thin_lines
 
 SEARCH_WIDTHS = (6.0, 3.0, 2.0)   # px either side of the circle, per pass
@@ -100,10 +100,9 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     c = np.stack([2 * cand[:, 0] + 0.5, 2 * cand[:, 1] + 0.5], axis=1)
     lined &= region > 0
     clean = remove_thin_lines(image, max(1, int(round(LINE_REACH * radius_px))), lined)[0] if lined.any() else image
-    smooth = cv2.GaussianBlur(clean, (0, 0), SMOOTH_SIGMA)
     k = 2 * int(round(RIM * r_half)) + 1
     rim = cv2.dilate(hole.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
-    idx, c, r, rms, n = fit_outlines(smooth, c, float(radius_px),
+    idx, c, r, rms, n = fit_outlines(clean, c, float(radius_px),
                                      lambda c, r: unlike_cloth(image, model, c, r, rim),
                                      model.chroma)
     cloth_v = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2) * model.chroma.max()
@@ -114,9 +113,10 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
                                        (c - 0.5) / 2, r / 2, n / N_RAYS, rms))
 
 
-def fit_outlines(smooth: np.ndarray, c: np.ndarray, radius_px: float, unlike, cloth: np.ndarray):
+def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, cloth: np.ndarray):
     """Circles fitted to the outline points at the strongest colour step about candidate centres
-    c (M, 2) [px] in a lightly smoothed BGR image: SEARCH_WIDTHS passes, each a robust circle fit
+    c (M, 2) [px] in a BGR uint8 image, smoothed by SMOOTH_SIGMA where the search lines run
+    (``vision.steps.SmoothedNear``): SEARCH_WIDTHS passes, each a robust circle fit
     to the steps of at least MIN_STEP (the first pass) or WEAK_STEP (the narrower ones). Steps
     along the cloth's colour (unit BGR direction ``cloth``: shadows, lighting, a halo) weigh
     SHADE_WEIGHT of a change of colour. After each pass a fit stays a candidate with at least
@@ -135,10 +135,12 @@ def fit_outlines(smooth: np.ndarray, c: np.ndarray, radius_px: float, unlike, cl
     dirs = ray_directions()
     r_lo, r_hi = (1 - RADIUS_TOLERANCE) * radius_px, (1 + RADIUS_TOLERANCE) * radius_px
     idx = np.arange(c.shape[0])
+    smooth = SmoothedNear(image, SMOOTH_SIGMA)
     start = c.copy()
     r = np.full(c.shape[0], radius_px)
     for i, half_width in enumerate(SEARCH_WIDTHS):
-        pts, strength = step_points(smooth, c, r, half_width, cloth, SHADE_WEIGHT)
+        pts, strength = step_points(smooth.about(c, r.max(initial=0.0) + half_width), c, r, half_width, cloth,
+                                    SHADE_WEIGHT)
         circle = c[:, None, :] + r[:, None, None] * dirs[None]
         valid = (strength >= (WEAK_STEP if i else MIN_STEP)) & ~near_neighbours(circle, c, r, 1.0, dirs[None])
         c, r, rms, tw = fit_circles(pts, valid, c, r)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 
 from planner.jit import njit
@@ -104,3 +105,37 @@ def steps_along(image: np.ndarray, outline: np.ndarray, normals: np.ndarray, hal
     c = np.zeros(3) if cloth is None else np.asarray(cloth, np.float64) / np.linalg.norm(cloth)
     return _step_points(np.ascontiguousarray(image), np.ascontiguousarray(outline, np.float64),
                         np.ascontiguousarray(normals, np.float64), off, c, 1.0 - along * along)
+
+
+class SmoothedNear:
+    """A uint8 image (h, w, C) smoothed by a Gaussian of ``sigma`` [px] only where asked for (a
+    frame's balls' search lines cover about a seventh of it): ``about`` smooths a square about each
+    given centre whose pixels are not all smoothed yet, SLACK px wider than asked (a centre that
+    moves a little needs no more), each padded by more than the kernel's half-width, so that there
+    the result is ``cv2.GaussianBlur`` of the whole image (its border rule at the image's edges).
+    Pixels never asked for hold no defined value."""
+
+    SLACK = 3
+
+    def __init__(self, image: np.ndarray, sigma: float):
+        self.image, self.sigma = image, float(sigma)
+        self.out = np.empty_like(image)
+        self.done = np.zeros(image.shape[:2], bool)
+        self.pad = int(math.ceil(4 * sigma)) + 1
+
+    def about(self, centres: np.ndarray, reach: float) -> np.ndarray:
+        """(h, w, C) the smoothed image, smoothed now on every pixel that a bilinear sample within
+        ``reach`` px (a square) of each centre (M, 2) [px, (u, v)] reads."""
+        h, w = self.done.shape
+        # (a search line's samples are clipped to the image: a centre off it reads as one on its edge)
+        for u, v in np.clip(np.asarray(centres, np.float64), 0, (w - 1, h - 1)):
+            if self.done[max(0, int(v - reach)):int(v + reach) + 2, max(0, int(u - reach)):int(u + reach) + 2].all():
+                continue
+            x0, x1 = max(0, int(u - reach) - self.SLACK), min(w, int(u + reach) + 2 + self.SLACK)
+            y0, y1 = max(0, int(v - reach) - self.SLACK), min(h, int(v + reach) + 2 + self.SLACK)
+            top, left = max(0, y0 - self.pad), max(0, x0 - self.pad)
+            smooth = cv2.GaussianBlur(self.image[top:min(h, y1 + self.pad), left:min(w, x1 + self.pad)],
+                                      (0, 0), self.sigma)
+            self.out[y0:y1, x0:x1] = smooth[y0 - top:y1 - top, x0 - left:x1 - left]
+            self.done[y0:y1, x0:x1] = True
+        return self.out

@@ -16,7 +16,7 @@ from vision.evaluate import match
 from vision.fits import fit_circles
 from vision.play_area import play_area
 from vision.scene import diamond_points
-from vision.steps import ray_directions, step_points
+from vision.steps import SmoothedNear, ray_directions, step_points
 from vision.thin_lines import remove_thin_lines
 
 CLOTH_BGR = np.array([60.0, 140.0, 40.0])
@@ -90,8 +90,7 @@ def test_a_fit_on_a_number_disc_starts_again_at_the_balls_size():
     centre within 0.1 px, its radius within 0.3 px)."""
     cx, cy = 50.3, 49.6
     img = _discs((100, 100), [(cx, cy, 12.8, (20.0, 80.0, 15.0)), (cx, cy, 5.5, (235.0, 235.0, 235.0))])
-    smooth = cv2.GaussianBlur(img, (0, 0), 1.0)
-    _, c, r, _, _ = fit_outlines(smooth, np.array([[cx + 0.2, cy - 0.1]]), 12.8,
+    _, c, r, _, _ = fit_outlines(img, np.array([[cx + 0.2, cy - 0.1]]), 12.8,
                                  lambda c, r: np.ones(len(c)), _unit(CLOTH_BGR))
     assert len(c) == 1
     assert np.linalg.norm(c[0] - (cx, cy)) < 0.1 and abs(r[0] - 12.8) < 0.3
@@ -119,8 +118,7 @@ def test_a_ball_of_the_cloths_hue_is_fitted_to_its_weak_outline_and_a_ragged_one
     ball with a wavy outline (1.6 px waves, residual about 1 px) is no ball, while a ball of clear
     contrast with the same waves still is (its steps are strong)."""
     def fit(img):
-        smooth = cv2.GaussianBlur(img, (0, 0), 1.0)
-        return fit_outlines(smooth, np.array([[50.5, 49.5]]), 12.8,
+        return fit_outlines(img, np.array([[50.5, 49.5]]), 12.8,
                             lambda c, r: np.ones(len(c)), _unit(CLOTH_BGR))
     weak = np.array([35.0, 105.0, 25.0])
     smooth = cv2.GaussianBlur(_ragged_ball(weak, 0.0), (0, 0), 1.0)
@@ -137,8 +135,7 @@ def test_a_round_fit_needs_less_of_its_inside_unlike_cloth():
     highlight): a round fit (residual below ROUND_RMS) with 30 % of its inside unlike cloth is
     a ball, a wavy one (residual about 1 px) with the same inside is not; with 45 % both are."""
     def fit(img, share):
-        smooth = cv2.GaussianBlur(img, (0, 0), 1.0)
-        return fit_outlines(smooth, np.array([[50.5, 49.5]]), 12.8,
+        return fit_outlines(img, np.array([[50.5, 49.5]]), 12.8,
                             lambda c, r: np.full(len(c), share), _unit(CLOTH_BGR))[1]
     clear = np.array([20.0, 80.0, 15.0])
     assert len(fit(_ragged_ball(clear, 0.0), 0.3)) == 1
@@ -277,3 +274,22 @@ def test_pixel_only_finds_balls_in_jaws_on_cushions_and_in_a_cluster(jaws_frame,
     err = np.linalg.norm(centroid[rows] - det.px[cols], axis=1)
     green_on_green = frame.truth.ids[rows] == 14
     assert np.max(err[~green_on_green]) < 1.5 and np.median(err) < 0.2 and np.max(err[green_on_green]) < 2.5
+
+
+def test_smoothing_only_near_the_search_lines_equals_smoothing_the_whole_frame():
+    """``SmoothedNear`` smooths squares about the candidates only; every pixel a search line's
+    bilinear samples can read (within the asked reach of a centre, centres on and off the frame's
+    edges, asked twice with moved centres) equals cv2.GaussianBlur of the whole frame."""
+    rng = np.random.default_rng(3)
+    img = rng.integers(0, 256, (90, 130, 3), dtype=np.uint8)
+    full = cv2.GaussianBlur(img, (0, 0), 1.0)
+    smooth = SmoothedNear(img, 1.0)
+    vv, uu = np.mgrid[0:90, 0:130]
+    for centres, reach in ((np.array([[3.2, 4.9], [70.5, 40.1], [-6.0, 85.0]]), 9.5),
+                           (np.array([[5.0, 7.7], [75.9, 44.0], [128.7, 92.0]]), 11.0)):
+        out = smooth.about(centres, reach)
+        read = np.zeros(img.shape[:2], bool)
+        for u, v in np.clip(centres, 0, (129, 89)):
+            read |= (uu >= np.floor(u - reach)) & (uu <= np.floor(u + reach) + 1) \
+                & (vv >= np.floor(v - reach)) & (vv <= np.floor(v + reach) + 1)
+        assert np.array_equal(out[read], full[read])
