@@ -2,6 +2,7 @@
 
 * ``fit_cloth``: the cloth's colour direction (a shadow scales a colour and keeps its direction)
   and a quadratic surface of its lit brightness, from a sparse grid of pixels, per frame;
+* ``lit_surface`` (registered mode, a grey cloth): a brightness surface that follows a lit area;
 * ``foreground``: pixels off the cloth's colour, or darker than any shadow (or, if asked, much
   brighter than the lit cloth);
 * ``hole_mask`` (pixel-only mode): dark regions wider than a ball (pocket holes), which no ball
@@ -313,6 +314,8 @@ LIGHT_ROBUST = 0.02        # linear units: samples this far from the first fit a
                            # ball of the cloth's hue in the lit area)
 LIGHT_SUPPORT = 0.05       # a local linear fit needs this Gaussian weight of cloth samples, else a local mean
 LIGHT_FLOOR = 2            # no channel is taken below this 8-bit level (a black pixel would pass as cloth)
+SURFACE_ROBUST = 0.1       # a grey cloth's lit surface (``lit_surface``): cells this share off the fit are left out
+SURFACE_PASSES = 2         # ... of this many refits
 
 
 @dataclass(frozen=True)
@@ -361,6 +364,38 @@ def added_light_field(half: np.ndarray, model: ClothModel, bright: np.ndarray, t
     fit = _local_linear(amount, m & (np.abs(amount - fit) < LIGHT_ROBUST), sigma)
     field = cv2.resize(np.maximum(fit, 0.0).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
     return AddedLight(field=field, colour=light.astype(np.float32))
+
+
+def grey_cloth(model: ClothModel) -> bool:
+    """Whether the cloth's colour is within CHROMA_TAN of white: white light added to it keeps its
+    colour (the lit wedge cannot hold a projector's light; only its brightness shows it)."""
+    return bool(model.chroma.sum() / np.sqrt(3.0) > np.cos(np.arctan(CHROMA_TAN)))
+
+
+def lit_surface(half: np.ndarray, model: ClothModel, bright: np.ndarray, table: np.ndarray,
+                radius: float) -> np.ndarray:
+    """(h, w) float32 the lit cloth brightness along ``model.chroma`` at each pixel of a
+    half-resolution BGR uint8 image (h, w, 3), following a lit area (a projector's white light on a
+    grey cloth, which a quadratic surface cannot): from the cloth-coloured cells (CLOTH in
+    ``classify`` with the quadratic ``bright`` (h, w)) of a grid LIGHT_COARSE px apart on ``table``
+    (h, w) bool, a local linear fit (``_local_linear``, LIGHT_SIGMA ball radii of ``radius``
+    half-resolution px), refitted SURFACE_PASSES times without the cells further than
+    SURFACE_ROBUST of it off it (a white ball, a grey one: the cloth's colour too). Where fewer than
+    12 cloth cells are seen: ``bright``."""
+    h, w = table.shape
+    q = LIGHT_COARSE
+    size = (w // q, h // q)
+    small = cv2.resize(half, size, interpolation=cv2.INTER_AREA)
+    on = cv2.resize(table.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0.999
+    m = on & ((classify(small, model, cv2.resize(bright, size, interpolation=cv2.INTER_AREA)) & CLOTH) > 0)
+    if m.sum() < 12:
+        return bright
+    a = small.astype(np.float64) @ model.chroma
+    sigma = LIGHT_SIGMA * radius / q
+    fit = _local_linear(a, m, sigma)
+    for _ in range(SURFACE_PASSES):
+        fit = _local_linear(a, m & (np.abs(a - fit) < SURFACE_ROBUST * fit), sigma)
+    return cv2.resize(np.maximum(fit, 1.0).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def _local_linear(values: np.ndarray, mask: np.ndarray, sigma: float) -> np.ndarray:

@@ -19,7 +19,9 @@ Stages, each a function over arrays:
    fitted over the cloth and taken off (``TableDetector.unlit``; a ball lit into the cloth's colour
    shows again), and the cloth refitted.
 2. ``foreground`` (half resolution): pixels off the cloth's colour, or darker than any shadow, or
-   brighter than BRIGHTER times the lit cloth (a white ball on a cloth of its hue).
+   brighter than BRIGHTER times the lit cloth (a white ball on a cloth of its hue). On a grey cloth
+   (white light keeps its colour) the lit brightness follows a lit area (``lit_surface``) and
+   GREY_BRIGHTER is used.
 3. ``candidates`` (``vision.candidates``): peaks of radial-symmetry votes inside blobs of foreground
    that fill a ball-sized square; touching balls vote for their own centres, chalk marks and
    specks are too small.
@@ -30,7 +32,7 @@ Stages, each a function over arrays:
    into another ball are dropped. Where a projector or sheen changes the cloth's colour, "the
    cloth" is the ball's own (``local_cloth``), with white light added up to OUTLINE_LIT of the way
    to white (the cloth beside a ball can be whiter than where its colour was read). Where no halo
-   rings were taken out, a colour much brighter than the cloth is ball too (a white ball on a grey
+   rings were taken out, or on a grey cloth, a colour much brighter than the cloth is ball too (a white ball on a grey
    cloth), and a ball of about the cloth's colour is searched for half its own angle from it,
    unrefined (``edge_chroma_deg``). In a JPEG frame, whose colour is smeared ~2 px out over the
    cloth, every other ball is searched for BLOCKY_CHROMA_SHARE of its own angle from the cloth
@@ -77,6 +79,8 @@ from vision.cloth import (
     added_light_field,
     fit_cloth,
     foreground,
+    grey_cloth,
+    lit_surface,
     take_off_light,
 )
 from vision.fits import fit_spheres
@@ -92,6 +96,9 @@ LINE_MIN = 100                         # ... where at least this many half-resol
 BRIGHTER = 2.0                         # foreground too: brighter than this many times the lit cloth (a white ball on a
                                        # grey cloth of its own hue; gentle x20 95.4 -> 97.1 %; 1.5 / 1.8 cost balls or
                                        # names under all hard options, 2.0-2.2 moved nothing else)
+GREY_BRIGHTER = 1.5                    # ... on a grey cloth, against its lit surface (``lit_surface``: the cloth within
+                                       # 1.06 of it at p99 under a projector; hard x20 1.4-1.5: 80.5 %, 1.6: 79.5 %,
+                                       # 1.8: 76.8 %)
 UNLIT_REACH = 5.0                      # ball radii about each candidate where the frame's projector light is taken
                                        # off (its outline search, cloth rings to 4 outline radii, identification)
 # outline points (full resolution, linear light)
@@ -505,7 +512,10 @@ class TableDetector:
         light = None
         if model.lit != (0.0, 0.0) and not ringed:      # light added across the cloth (no halo rings)
             half, model, bright, light = self.unlit(half, model, bright)
-        fg = foreground(half, model, bright, self.hole, BRIGHTER)
+        grey = grey_cloth(model)
+        if grey:     # white light only brightens a grey cloth: a surface that follows its lit area
+            bright = lit_surface(half, model, bright, (self.known > 0) & self.allowed, self.r_half)
+        fg = foreground(half, model, bright, self.hole, GREY_BRIGHTER if grey else BRIGHTER)
         cand, fill = candidates(half, fg, self.known, self.known_count, self.allowed, self.r_map, self.box,
                                 self.static_edges)
         if light is not None and cand.shape[0]:     # the frame about the candidates (outlines, rings, identity)
@@ -517,7 +527,8 @@ class TableDetector:
             return _empty(), image
         px0 = np.stack([2 * cand[:, 0] + 0.5 + u0, 2 * cand[:, 1] + 0.5 + v0], axis=1)
         xy = pixels_to_table(self.cam, px0, self.R)
-        bright = np.inf if ringed else BRIGHT_LINEAR     # a halo ring's remnant is bright too
+        # a halo ring's remnant is bright too; on a grey cloth only brightness tells a white ball from it
+        bright = np.inf if ringed and not grey else BRIGHT_LINEAR
         det = self.refine(image, xy, fill, model, fill_fraction(fg, self.known, self.known_count, self.box), bright)
         return self.without_intruders(det, fg), image
 

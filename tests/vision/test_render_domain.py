@@ -151,6 +151,19 @@ def test_detector_under_a_tinted_projector_over_most_of_the_table(synthetic_came
     assert s.identity >= 0.99
 
 
+def test_detector_on_a_grey_cloth_under_a_projector(synthetic_camera, vision):
+    """A projector's white light over a grey cloth (sRGB 95, 100, 105: the domain's grey), 4 frames
+    (a rack and 3 random layouts): the light keeps the cloth's colour, so the cloth model has no lit
+    wedge and only its brightness shows the lit ellipse; white and pale balls are found against a
+    brightness surface that follows it (``vision.cloth.lit_surface``). No false ball; 51/55 = 92.7 %
+    found, 94.1 % named, measured (35/55 = 63.6 % and 85.7 % named against the quadratic surface)."""
+    sc, _ = synthetic_camera
+    s = _score(sc, vision, _frames(sc, [Domain(cloth_srgb=(95, 100, 105), projector=(0.6, 0.5, 0.5, 0.3, 0.3))] * 4, 5))
+    assert s.false == 0
+    assert s.recall >= 0.92
+    assert s.identity >= 0.94
+
+
 def test_detector_under_halo_rings(synthetic_camera, vision):
     """A projector's halo rings (white lines round the balls, across a rack's balls too), 4 frames (a
     rack and 3 random layouts): the rings are taken out before the cloth model and the candidates

@@ -1,0 +1,68 @@
+"""A grey cloth under a projector's white light (``vision.cloth.grey_cloth``, ``lit_surface``): the
+light keeps the cloth's colour, so only a brightness surface that follows the lit area tells the
+lit cloth from a white ball."""
+import numpy as np
+
+from vision.balls import LINEAR_LUT, linear_to_srgb
+from vision.cloth import FOREGROUND, classify, fit_cloth, grey_cloth, lit_surface
+from vision.detect import BRIGHTER, GREY_BRIGHTER
+
+H, W = 160, 320
+RADIUS = 7.0                     # ball radius [px]
+CENTRES = ((40, 80), (200, 80))  # white balls: in the unlit cloth, in the lit area
+
+
+def _frame(cloth_srgb=(100, 100, 100), seed: int = 3):
+    """(BGR uint8 image, cloth (H, W) bool, balls (H, W) bool): a cloth of ``cloth_srgb`` with white
+    light of 0.15 linear units added over an ellipse (half-axes 100 x 70 px about (200, 80), its edge
+    soft as the renderer's projector: the light falls linearly from 0.85 to 1.15 of the half-axes),
+    two white balls (sRGB 235, lit too), one in the unlit cloth and one in the lit area, and 1 level
+    of noise."""
+    rng = np.random.default_rng(seed)
+    lin = np.empty((H, W, 3))
+    lin[:] = LINEAR_LUT[list(cloth_srgb[::-1])]
+    yy, xx = np.mgrid[0:H, 0:W]
+    balls = np.zeros((H, W), bool)
+    for cx, cy in CENTRES:
+        disc = (xx - cx) ** 2 + (yy - cy) ** 2 < RADIUS ** 2
+        lin[disc] = LINEAR_LUT[235]
+        balls |= disc
+    lin += 0.15 * np.clip((1.15 - np.hypot((xx - 200) / 100.0, (yy - 80) / 70.0)) / 0.3, 0.0, 1.0)[..., None]
+    img = np.clip(np.rint(linear_to_srgb(lin) + rng.normal(0, 1.0, lin.shape)), 0, 255).astype(np.uint8)
+    near = np.zeros((H, W), bool)
+    for cx, cy in CENTRES:
+        near |= (xx - cx) ** 2 + (yy - cy) ** 2 < (2 * RADIUS) ** 2
+    return img, ~near, balls
+
+
+def _model(img):
+    v, u = np.mgrid[2:H:6, 2:W:6].reshape(2, -1)
+    model = fit_cloth(img[v, u], u, v, 1.0 / W)
+    yy, xx = np.mgrid[0:H, 0:W]
+    return model, model.brightness(xx, yy).astype(np.float32)
+
+
+def test_a_grey_cloths_lit_area_is_followed_and_white_balls_stand_out():
+    """White light over part of a grey cloth: the cloth model is grey (no lit wedge can hold white
+    light) and its quadratic brightness misses the lit ellipse by more than 15 % (premise; a white
+    ball is then no brighter than BRIGHTER times it). The lit surface keeps the cloth within 8 % of
+    it (p0.5-p99.5), so with GREY_BRIGHTER no cloth is foreground and both white balls, lit and unlit, are."""
+    img, cloth, balls = _frame()
+    model, quad = _model(img)
+    assert grey_cloth(model) and model.lit == (0.0, 0.0)
+    a = img.astype(np.float64) @ model.chroma
+    lo, hi = np.percentile((a / quad)[cloth], [0.5, 99.5])
+    assert lo < 0.85 or hi > 1.15
+    assert (classify(img, model, quad, None, BRIGHTER)[balls] & FOREGROUND).astype(bool).mean() < 0.5
+    surface = lit_surface(img, model, quad, np.ones((H, W), bool), RADIUS)
+    lo, hi = np.percentile((a / surface)[cloth], [0.5, 99.5])
+    assert 0.92 < lo and hi < 1.07          # 0.930, 1.060 measured (quadratic: 0.764, 1.374)
+    classes = classify(img, model, surface, None, GREY_BRIGHTER)
+    assert (classes[cloth] & FOREGROUND).astype(bool).mean() < 0.005
+    assert (classes[balls] & FOREGROUND).astype(bool).mean() > 0.95
+
+
+def test_a_coloured_cloth_is_not_grey():
+    """The default green cloth and a blue one are not grey (their lit wedge holds white light)."""
+    for cloth in ((30, 120, 82), (25, 85, 150)):
+        assert not grey_cloth(_model(_frame(cloth)[0])[0])
