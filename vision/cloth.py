@@ -327,7 +327,7 @@ class AddedLight:
 
 
 def added_light_field(half: np.ndarray, model: ClothModel, bright: np.ndarray, table: np.ndarray,
-                      radius: float) -> AddedLight:
+                      radius: float, shifted: bool = False) -> AddedLight:
     """The light a projector adds across the cloth, from a half-resolution BGR uint8 image (h, w, 3),
     its cloth model and lit brightness (h, w) (``classify``), where the table's cloth is ``table``
     (h, w) bool, and the ball radius [half-resolution px].
@@ -341,7 +341,9 @@ def added_light_field(half: np.ndarray, model: ClothModel, bright: np.ndarray, t
     local linear fit (first-order normalized convolution, Knutsson & Westin 1993, 'Normalized and
     differential convolution', CVPR, Sec. 3) with a Gaussian of LIGHT_SIGMA ball radii, refitted
     once without the samples LIGHT_ROBUST off it; it fills the balls and follows a lit area's slope
-    across them. Raises ValueError with fewer than 12 cloth samples."""
+    across them. ``shifted``: each pixel's plane from the best-fitting of nine windows about it
+    (``_local_linear_shifted``: less overshoot at the lit area's soft edge). Raises ValueError with
+    fewer than 12 cloth samples."""
     h, w = table.shape
     q = LIGHT_COARSE
     size = (w // q, h // q)
@@ -360,8 +362,9 @@ def added_light_field(half: np.ndarray, model: ClothModel, bright: np.ndarray, t
     unlit = np.median(unit[t <= np.percentile(t, LIGHT_UNLIT_SHARE)], axis=0)
     amount = lin @ np.linalg.pinv(np.stack([unlit, light], axis=1))[1]
     sigma = LIGHT_SIGMA * radius / q
-    fit = _local_linear(amount, m, sigma)
-    fit = _local_linear(amount, m & (np.abs(amount - fit) < LIGHT_ROBUST), sigma)
+    local = _local_linear_shifted if shifted else _local_linear
+    fit = local(amount, m, sigma)
+    fit = local(amount, m & (np.abs(amount - fit) < LIGHT_ROBUST), sigma)
     field = cv2.resize(np.maximum(fit, 0.0).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
     return AddedLight(field=field, colour=light.astype(np.float32))
 
@@ -398,10 +401,10 @@ def lit_surface(half: np.ndarray, model: ClothModel, bright: np.ndarray, table: 
     return cv2.resize(np.maximum(fit, 1.0).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-def _local_linear(values: np.ndarray, mask: np.ndarray, sigma: float) -> np.ndarray:
-    """(h, w) at each pixel the value of the plane fitted by least squares to ``values`` (h, w) at
-    the pixels ``mask`` with Gaussian weights of ``sigma`` px about it; the weighted mean where the
-    weight of the mask there is below LIGHT_SUPPORT (first-order normalized convolution)."""
+def _moments(values: np.ndarray, mask: np.ndarray, sigma: float):
+    """The Gaussian-weighted (sigma px) moments about each pixel p of the samples ``mask`` of ``values``
+    (h, w): A (the matrix [[s0 sx sy] [sx sxx sxy] [sy sxy syy]] as its six entries) and B = [b0 bx by]
+    for the plane c0 + cx dx + cy dy (d = q - p), and the weighted sum of squared values (each (h, w))."""
     h, w = values.shape
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
     yy -= h / 2
@@ -419,12 +422,52 @@ def _local_linear(values: np.ndarray, mask: np.ndarray, sigma: float) -> np.ndar
     mv = mk * values
     b0 = g(mv)
     bx, by = g(mv * xx) - xx * b0, g(mv * yy) - yy * b0
+    return (s0, sx, sy, sxx, syy, sxy), (b0, bx, by), g(mv * values)
+
+
+def _local_linear(values: np.ndarray, mask: np.ndarray, sigma: float) -> np.ndarray:
+    """(h, w) at each pixel the value of the plane fitted by least squares to ``values`` (h, w) at
+    the pixels ``mask`` with Gaussian weights of ``sigma`` px about it; the weighted mean where the
+    weight of the mask there is below LIGHT_SUPPORT (first-order normalized convolution)."""
+    (s0, sx, sy, sxx, syy, sxy), (b0, bx, by), _ = _moments(values, mask, sigma)
     # the constant term of [[s0 sx sy] [sx sxx sxy] [sy sxy syy]] c = [b0 bx by] (Cramer's rule)
     det = s0 * (sxx * syy - sxy * sxy) - sx * (sx * syy - sxy * sy) + sy * (sx * sxy - sxx * sy)
     num = b0 * (sxx * syy - sxy * sxy) - sx * (bx * syy - sxy * by) + sy * (bx * sxy - sxx * by)
     mean = b0 / np.maximum(s0, 1e-9)
     ok = (s0 >= LIGHT_SUPPORT) & (np.abs(det) > 1e-9 * np.maximum(s0, 1e-9) ** 3)
     return np.where(ok, num / np.where(ok, det, 1.0), mean)
+
+
+def _local_linear_shifted(values: np.ndarray, mask: np.ndarray, sigma: float) -> np.ndarray:
+    """As ``_local_linear``, but each pixel takes, of the planes fitted about it and about the eight
+    pixels sigma away (axes and diagonals), the one with the least weighted residual, extrapolated to it:
+    the stencil selection of essentially non-oscillatory schemes (Harten, Engquist, Osher & Chakravarthy
+    1987, 'Uniformly high order accurate essentially non-oscillatory schemes, III', J. Comput. Phys. 71,
+    Sec. 2). Near a lit area's soft edge (a kink in the light) the plane comes from the window on
+    the pixel's own side, where the centred one bends across the kink."""
+    (s0, sx, sy, sxx, syy, sxy), (b0, bx, by), bvv = _moments(values, mask, sigma)
+    A = np.stack([np.stack([s0, sx, sy], -1), np.stack([sx, sxx, sxy], -1), np.stack([sy, sxy, syy], -1)], -2)
+    B = np.stack([b0, bx, by], -1)
+    ok = (s0 >= LIGHT_SUPPORT) & (np.abs(np.linalg.det(A)) > 1e-9 * np.maximum(s0, 1e-9) ** 3)
+    A[~ok] = np.eye(3)
+    c = np.linalg.solve(A, B[..., None])[..., 0]
+    c[~ok] = 0.0
+    c[~ok, 0] = (b0 / np.maximum(s0, 1e-9))[~ok]            # too little cloth: the weighted mean
+    res = np.where(ok, (bvv - (c * B).sum(-1)) / np.maximum(s0, 1e-9), np.inf)
+    h, w = values.shape
+    d = max(1, int(round(sigma)))
+    best, best_res = c[..., 0].copy(), res.copy()
+    for oy in (-d, 0, d):
+        for ox in (-d, 0, d):
+            if ox == 0 and oy == 0:
+                continue
+            p = (slice(max(0, -oy), h - max(0, oy)), slice(max(0, -ox), w - max(0, ox)))   # pixels p ...
+            q = (slice(max(0, oy), h - max(0, -oy)), slice(max(0, ox), w - max(0, -ox)))   # ... windows p + o
+            pred = c[q][..., 0] - c[q][..., 1] * ox - c[q][..., 2] * oy
+            better = res[q] < best_res[p]
+            best[p] = np.where(better, pred, best[p])
+            best_res[p] = np.where(better, res[q], best_res[p])
+    return best
 
 
 def take_off_light(image: np.ndarray, light: AddedLight, origin: tuple = (0, 0), step: int = 1,

@@ -17,7 +17,9 @@ Stages, each a function over arrays:
    lit brightness over the image (a quadratic surface), from a sparse grid of pixels, per frame.
    Where the model has a lit wedge (a projector's light) and step 0 found no halo rings, that light is
    fitted over the cloth and taken off (``TableDetector.unlit``; a ball lit into the cloth's colour
-   shows again), and the cloth refitted.
+   shows again), and the cloth refitted. Where it found rings too, the light fitted beside them
+   (``ring_light``) is taken off the whole frame and steps 0-7 run again on it; the balls that
+   search adds are kept where they hold up as balls (``TableDetector.added_kept``).
 2. ``foreground`` (half resolution): pixels off the cloth's colour, or darker than any shadow, or
    brighter than BRIGHTER times the lit cloth (a white ball on a cloth of its hue). On a grey cloth
    (white light keeps its colour) the lit brightness follows a lit area (``lit_surface``) and
@@ -54,7 +56,7 @@ Stages, each a function over arrays:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import cv2
 import numpy as np
@@ -149,8 +151,12 @@ BLOCKY_CHROMA_DEG = 30.0               # the cloth, between EDGE_CHROMA_DEG and 
 RHO_FRAME_MIN_BLOCKY = 1               # ... in a JPEG frame one such ball is enough (a rack frame's cue ball tells
                                        # its outward offset; with R the rack's edge balls sat 1.5 mm out: JPEG q60
                                        # x20 1.33 -> 1.12 mm)
+RING_CLEAR = 2                         # half-resolution px: the light under halo rings is fitted on cloth this clear of
+                                       # the lines (their remnants bump it over a rack)
 FEW_EDGES = 13                         # a ball fitted to fewer outline points than this (a short arc: a halo
 FEW_FILL = 0.75                        # ring's left-over) needs its square this full of foreground
+SHORT_SPAN = 0.5                       # a second search's ball needs outline points spanning this share of its circle
+                                       # (a shorter arc fits a halo ring's arc as well as a ball's outline)
 MIN_EDGES = 8                          # a ball needs at least this many consistent outline points
 MIN_EDGES_PIXELS = 20                  # ... in pixel-only mode, with no table model to vet candidates
 CONTACT_MIN = 3                        # placed by contacts: at least this many touching balls (4: halo x20 95.0 %,
@@ -174,7 +180,9 @@ class Detections:
     ``place_by_contacts``); fill: (M,) foreground share at the candidate; cloth_v: (M,) the
     cloth's 8-bit HSV value beside each ball without any added light (for identification); added:
     None (pixel-only mode) or (M,) the white light a projector or sheen adds to the cloth beside
-    each ball in linear units (``local_cloth``).
+    each ball in linear units (``local_cloth``); span: None (pixel-only mode) or (M,) the share of its
+    outline circle its edge points span (one less the widest angular gap between them over a full turn;
+    0 for a ball placed by contacts).
     """
     px: np.ndarray
     r_px: np.ndarray
@@ -184,6 +192,7 @@ class Detections:
     fill: np.ndarray
     cloth_v: np.ndarray
     added: np.ndarray | None = None
+    span: np.ndarray | None = None
 
     def __len__(self) -> int:
         return self.px.shape[0]
@@ -191,7 +200,8 @@ class Detections:
     def take(self, keep) -> "Detections":
         return Detections(*(getattr(self, f)[keep] for f in
                             ("px", "r_px", "xy", "rms_px", "n_edges", "fill", "cloth_v")),
-                          added=None if self.added is None else self.added[keep])
+                          added=None if self.added is None else self.added[keep],
+                          span=None if self.span is None else self.span[keep])
 
 
 # ---- 4. outline points ----------------------------------------------------------------------
@@ -439,21 +449,22 @@ class TableDetector:
         self.coarse_uv = np.meshgrid(cu, cv_)
         self.scale = 1.0 / max(hw, hh)
 
-    def unlined(self, image: np.ndarray, half: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(the frame, its half-resolution crop) with thin lines of added light (a projector's halo
-        rings) replaced by the surface under them (``vision.thin_lines``), where there are at least
-        LINE_MIN such half-resolution pixels (else both as given). The half-resolution search looks
-        along eight directions (``fine``: the rings' arcs between four directions are found too),
-        then takes the lines' soft edges out too (``take_line_edges``)."""
+    def unlined(self, image: np.ndarray, half: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(the frame, its half-resolution crop, the crop's (h, w) bool pixels found on lines) with thin
+        lines of added light (a projector's halo rings) replaced by the surface under them
+        (``vision.thin_lines``), where there are at least LINE_MIN such half-resolution pixels (else
+        both as given). The half-resolution search looks along eight directions (``fine``: the rings'
+        arcs between four directions are found too), then takes the lines' soft edges out too
+        (``take_line_edges``)."""
         r_half = self.r_half
         clean, lined = remove_thin_lines(half, max(1, int(round(LINE_REACH * r_half))), fine=True)
         if lined.sum() < LINE_MIN:       # a stripe's edge or a highlight here and there: no halo
-            return image, half
-        clean, lined = take_line_edges(half, clean, lined)
+            return image, half, lined
+        clean, edged = take_line_edges(half, clean, lined)
         u0, v0 = self.crop[:2]
         near = np.zeros((image.shape[0] // 2, image.shape[1] // 2), bool)
-        near[v0 // 2:v0 // 2 + lined.shape[0], u0 // 2:u0 // 2 + lined.shape[1]] = lined
-        return remove_thin_lines(image, max(1, int(round(2 * LINE_REACH * r_half))), near)[0], clean
+        near[v0 // 2:v0 // 2 + edged.shape[0], u0 // 2:u0 // 2 + edged.shape[1]] = edged
+        return remove_thin_lines(image, max(1, int(round(2 * LINE_REACH * r_half))), near)[0], clean, lined
 
     def _fill_at(self, fill_map: np.ndarray, xy: np.ndarray) -> np.ndarray:
         """(K,) the foreground share fill_map (half resolution) at table positions xy (K, 2) [m]."""
@@ -494,24 +505,93 @@ class TableDetector:
         model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale, True)
         return half, model, self._bright(model), light
 
+    def ring_light(self, half: np.ndarray, model: ClothModel, bright: np.ndarray, lined: np.ndarray):
+        """The light a projector adds across the cloth under halo rings (``added_light_field`` with
+        shifted windows, from the ring-cleaned half-resolution crop's table cells RING_CLEAR px clear of
+        the lines ``lined``); None where too little cloth is seen."""
+        k = 2 * RING_CLEAR + 1
+        clear = cv2.dilate(lined.astype(np.uint8), np.ones((k, k), np.uint8)) == 0
+        try:
+            return added_light_field(half, model, bright, (self.known > 0) & self.allowed & clear, self.r_half,
+                                     True)
+        except ValueError:
+            return None
+
     def detect_unlined(self, image: np.ndarray) -> tuple[Detections, np.ndarray]:
         """(all balls in a BGR uint8 frame of the camera's size, the frame with its thin lines of added
         light taken out (``unlined``; the frame itself where it has none) and a projector's light taken
         off the cloth (``unlit``; where the cloth model has a lit wedge and no halo rings were found):
-        what identification reads)."""
+        what identification reads).
+
+        Where halo rings AND a projector's light were found, the light (``ring_light``) is taken off
+        the frame before a second search; the balls only that search finds are added where
+        ``added_kept`` holds them to be balls, with the second frame in their discs."""
+        det, out, model, light = self._detect(image, True)
+        if light is None:
+            return det, out
+        det2, out2, _, _ = self._detect(take_off_light(image, light, self.crop[:2], 2), False)
+        det2 = det2.take(self.added_kept(det, det2, out, model))
+        if not len(det2):
+            return det, out
+        mask = np.zeros(out.shape[:2], np.uint8)
+        for (u, v), r in zip(det2.px, det2.r_px):
+            cv2.circle(mask, (int(round(u)), int(round(v))), int(np.ceil(r)), 1, -1)
+        out, disc = out.copy(), mask > 0
+        out[disc] = out2[disc]
+        return (_joined(det, det2) if len(det) else det2), out
+
+    def added_kept(self, det: Detections, det2: Detections, image: np.ndarray, cloth: ClothModel) -> np.ndarray:
+        """(len(det2),) bool: which balls of the second search (``detect_unlined``) are added to the first
+        search's ``det``, found in ``image`` (the frame the first search read) over ``cloth``. Such a ball
+        must
+        - overlap no ball of ``det``, nor one added before it (most outline points first), by more than
+          CONTACT_SLACK (balls cannot overlap; what is left of a halo ring round a ball lies about one
+          ring radius from it, inside two ball radii);
+        - have its own outline, fitted within RMS_MAX_SHARE of its radius (a clean frame's limit, not
+          the frame's rougher one): a ball placed by its contacts (RMS NaN) or a rough fit is refused;
+        - have outline points spanning at least SHORT_SPAN of its circle (``Detections.span``): a
+          shorter arc fits a halo ring's arc beside a ball as well as a ball's outline;
+        - have a body unlike the cloth about it in ``image`` (``body_colour`` against ``local_cloth``):
+          at least EDGE_MIN_DEG from its colour (more than the cloth's texture), or brighter than
+          BRIGHTER times it, or darker than DARK_LINEAR of it. Taking the light off leaves soft steps
+          at the lit area's edge and beside halo rings; a circle fitted there is cloth in ``image``.
+        """
+        if not len(det2):
+            return np.zeros(0, bool)
+        fitted = det2.rms_px <= RMS_MAX_SHARE * det2.r_px          # NaN (placed by contacts) is not
+        body = body_colour(image, det2.px, det2.r_px)
+        local = local_cloth(image, det2.px, det2.r_px, cloth)[0]
+        level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(local, axis=1), 1e-12)
+        unlike = (hue_angle(body, local) >= EDGE_MIN_DEG) | (level > BRIGHTER) | (level < DARK_LINEAR)
+        arc = det2.span >= SHORT_SPAN
+        kept = np.zeros(len(det2), bool)
+        taken = list(det.xy)
+        for i in np.argsort(-det2.n_edges, kind="stable"):
+            if fitted[i] and arc[i] and unlike[i] and all(np.linalg.norm(det2.xy[i] - c) >= 2 * self.R - CONTACT_SLACK
+                                                          for c in taken):
+                kept[i] = True
+                taken.append(det2.xy[i])
+        return kept
+
+    def _detect(self, image: np.ndarray, first: bool) -> tuple[Detections, np.ndarray, ClothModel, object]:
+        """(the balls, the frame identification reads, the cloth model fitted to it, and where ``first``,
+        halo rings were found and the cloth model has a lit wedge: the projector's light under them
+        (``ring_light``), else None)."""
         w, h = self.cam.size
         if image.shape[:2] != (h, w) or image.ndim != 3:
             raise ValueError(f"expected a {w}x{h} BGR image, got shape {image.shape}")
         u0, v0, u1, v1 = self.crop
         half = cv2.resize(image[v0:v1, u0:u1], self.half_size, interpolation=cv2.INTER_AREA)
         given = image
-        image, half = self.unlined(image, half)
+        image, half, lined = self.unlined(image, half)
         ringed = image is not given
         model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale, True)
         bright = self._bright(model)
-        light = None
+        light = ring_light = None
         if model.lit != (0.0, 0.0) and not ringed:      # light added across the cloth (no halo rings)
             half, model, bright, light = self.unlit(half, model, bright)
+        elif model.lit != (0.0, 0.0) and first:         # ... under halo rings: for a second search
+            ring_light = self.ring_light(half, model, bright, lined)
         grey = grey_cloth(model)
         if grey:     # white light only brightens a grey cloth: a surface that follows its lit area
             bright = lit_surface(half, model, bright, (self.known > 0) & self.allowed, self.r_half)
@@ -524,13 +604,13 @@ class TableDetector:
             k = 2 * int(np.ceil(UNLIT_REACH * self.r_half)) + 1
             image = take_off_light(image, light, self.crop[:2], 2, cv2.dilate(near, np.ones((k, k), np.uint8)) > 0)
         if cand.shape[0] == 0:
-            return _empty(), image
+            return _empty(), image, model, ring_light
         px0 = np.stack([2 * cand[:, 0] + 0.5 + u0, 2 * cand[:, 1] + 0.5 + v0], axis=1)
         xy = pixels_to_table(self.cam, px0, self.R)
         # a halo ring's remnant is bright too; on a grey cloth only brightness tells a white ball from it
         bright = np.inf if ringed and not grey else BRIGHT_LINEAR
         det = self.refine(image, xy, fill, model, fill_fraction(fg, self.known, self.known_count, self.box), bright)
-        return self.without_intruders(det, fg), image
+        return self.without_intruders(det, fg), image, model, ring_light
 
     def without_intruders(self, det: Detections, fg: np.ndarray) -> Detections:
         """``det`` without the fits whose disc is mostly foreground that came in over the rail (a
@@ -634,7 +714,7 @@ class TableDetector:
         local, added = local_cloth(image, cpx, rpx, cloth)      # (a projector or sheen adds light)
         cloth_v = linear_to_srgb(local - added[:, None]).max(axis=1)       # the cloth without it
         det = Detections(px=cpx, r_px=rpx, xy=xy, rms_px=rms, n_edges=n_edges, fill=fill,
-                         cloth_v=cloth_v, added=added)
+                         cloth_v=cloth_v, added=added, span=np.where(placed, 0.0, arc_span(tw > 0.5)))
         det = det.take(good)
         return _dedupe(det, det.xy, R)
 
@@ -691,6 +771,23 @@ def separate_overlaps(xy: np.ndarray, good: np.ndarray, weight: np.ndarray, R: f
 def _dedupe(det: Detections, pts: np.ndarray, dmin: float) -> Detections:
     """Drop the worse of two detections whose centres ``pts`` are closer than ``dmin`` (one ball)."""
     return det.take(distinct(pts, -np.nan_to_num(det.rms_px, nan=np.inf), dmin))
+
+
+def arc_span(used: np.ndarray) -> np.ndarray:
+    """(M,) the share of a full turn spanned by each row of ``used`` (M, N) bool, N rays evenly round a
+    circle in order: one less the widest gap between used rays (counted in ray steps, round the end)
+    over N; 0 for a row with no ray used."""
+    n = used.shape[1]
+    pos = np.where(np.concatenate([used, used], axis=1), np.arange(2 * n), 2 * n)
+    after = np.minimum.accumulate(pos[:, ::-1], axis=1)[:, ::-1][:, 1:n + 1]    # the next used ray after each
+    gap = np.where(used, after - np.arange(n), 0).max(axis=1)
+    return np.where(used.any(axis=1), 1.0 - (gap - 1) / n, 0.0)
+
+
+def _joined(a: Detections, b: Detections) -> Detections:
+    """The balls of a and then of b (both of one mode)."""
+    return Detections(**{f.name: None if getattr(a, f.name) is None else
+                         np.concatenate([getattr(a, f.name), getattr(b, f.name)]) for f in fields(Detections)})
 
 
 def _empty() -> Detections:

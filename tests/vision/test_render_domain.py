@@ -124,11 +124,26 @@ def test_detector_on_projector_halo_glints_and_jpeg(synthetic_camera, vision):
     sc, _ = synthetic_camera
     s = _score(sc, vision, _hard_frames(sc))
     assert s.false == 0
-    assert s.recall >= 0.78         # 26/33 = 78.8 % measured (75.8 % before the outline search took whiter cloth
+    assert s.recall >= 0.81         # 27/33 = 81.8 % measured (78.8 % before a second search with the light taken
+                                    # off under the halo rings, 75.8 % before the outline search took whiter cloth
                                     # for cloth, JPEG's colour steps were refined wide and a single whole ball
                                     # set the rho prior, 69.7 % before the rings' arcs and soft edges were
                                     # taken out, 63.6 % before the rings were, 48.5 % before the wedge)
-    assert s.identity >= 0.95       # 25/26 = 96.2 % measured (66.7 % before the added light was taken off)
+    assert s.identity >= 0.95       # 26/27 = 96.3 % measured (66.7 % before the added light was taken off)
+
+
+def test_the_second_search_adds_no_false_ball_where_it_once_did(synthetic_camera, vision):
+    """The hard condition's frames where the second search under halo rings added false balls before
+    its balls were held to ``TableDetector.added_kept``'s rule (the bench's seed 5 frame 7: a ball
+    placed by its contacts beside a halo ring, RMS NaN; seed 30 frame 7: a 13-point arc on the lit
+    area's soft edge 280 mm from any ball, and an 11-point arc beside a ball): no false ball, and the
+    ball the second search adds there is still found (6/7 and 12/12 measured; 6/7 and 11/12 without
+    the second search)."""
+    sc, _ = synthetic_camera
+    frames = [condition_frames(sc, "hard", SET_SIZE, seed)[SET_SIZE - 1] for seed in (6, 31)]
+    s = _score(sc, vision, frames)
+    assert s.false == 0
+    assert s.found == 18
 
 
 def test_detector_under_a_tinted_projector_over_most_of_the_table(synthetic_camera, vision):
