@@ -9,10 +9,13 @@ with a note for every ambiguity the frames left, and the balls that vanished whe
 Rules, in the order they are applied. ``noise`` is the vision's std per axis (0.3 mm); dt the
 frame interval; move = max(2 mm, 7 noise).
 
-0. Sightings. A sighting of a ball farther from its last sighting than FASTEST_BALL x the time
-   between them + SIGHTING_SLACK, and the run of sightings that follows it in reach of each other,
-   is another ball given its id (``unreachable``: a rolling stripe showing its white face named
-   the cue ball): left out, noted.
+0. Sightings. A sighting that continues the track of a ball missing from its frame is that
+   ball's, whatever id vision gave it (``continued``: within CONTINUE_GATE of where that ball,
+   last seen at most CONTINUE_FRAMES frame intervals back, was going at its last velocity, and
+   more than 2R from where the ball of its id was last seen and was going): given back, noted. Then a sighting of a ball
+   farther from its last sighting than FASTEST_BALL x the time between them + SIGHTING_SLACK, and
+   the run of sightings that follows it in reach of each other, is another ball given its id
+   (``unreachable``: a ball named the cue ball where no ball's track goes): left out, noted.
 1. Motion. The balls seen in the first frame are in play; a ball's rest position is its mean over
    the frames before the cue ball moves (give a few frames before the strike). A ball *moved* at
    its first sighting more than ``move`` from rest if the next sighting is too (or there is
@@ -76,7 +79,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from controller.observed_cushions import CUSHION_MARGIN, SLOW_WINDOW, cushion_contacts, struck_into_cushion
-from controller.observed_tracks import Snapshot, ball_motion, tracks, unreachable
+from controller.observed_tracks import Snapshot, ball_motion, continued, tracks, unreachable
 from planner.rules.facts import ShotFacts
 from planner.state import CUE
 from planner.table import Table
@@ -98,6 +101,8 @@ POCKET_SLACK = 0.5      # fraction of a frame interval a drop may be late (speed
 MAX_SPEED = 10.0        # a struck ball's usual top speed [m/s]: the reach of a ball seen only at rest (rule 2)
 FASTEST_BALL = 15.0     # no ball moves faster [m/s] (a professional's break: the cue ball at about 13 m/s) ...
 SIGHTING_SLACK = 0.01   # ... so beyond this x the time since its last sighting + this [m], a sighting is another ball's
+CONTINUE_GATE = 0.01    # a sighting this close [m] to where a ball missing from its frame was going ...
+CONTINUE_FRAMES = 3     # ... last seen at most this many frame intervals back, is that ball's, whatever its id (rule 0)
 
 __all__ = ["ObservedShot", "Snapshot", "observe_shot", "observe_tracks"]
 
@@ -149,18 +154,23 @@ def observe_tracks(times, ids, pos, table: Table, R: float, noise: float = NOISE
         raise ValueError(f"need at least two frames with increasing times, got times {times[:5]}...")
     if pos.shape != (times.shape[0], ids.shape[0], 2):
         raise ValueError(f"pos must have shape (T, N, 2) = ({times.shape[0]}, {ids.shape[0]}, 2), got {pos.shape}")
+    pos, given = continued(times, pos, np.isfinite(pos).all(-1), CONTINUE_GATE, 2 * R, CONTINUE_FRAMES)
     seen = np.isfinite(pos).all(-1)
     wrong = unreachable(times, pos, seen, FASTEST_BALL, SIGHTING_SLACK)
     cue_hits = np.flatnonzero(ids == CUE)
     if cue_hits.size == 0 or not seen[0, cue_hits[0]]:
         raise ValueError("the cue ball (id 0) is not seen in the first frame")
     play = np.flatnonzero(seen[0])
+    ids_all = ids
     ids, pos, seen = ids[play], pos[:, play], seen[:, play]
     cue = int(np.flatnonzero(ids == CUE)[0])
     dt = float(np.median(np.diff(times)))
     noise = max(float(noise), NOISE_FLOOR)
     move = max(MOVE_MIN, 7.0 * noise)
     notes: list[str] = []
+    for (a, b), k in sorted(_grouped(given).items()):
+        notes.append(f"ball {int(ids_all[b])} was named ball {int(ids_all[a])} in {len(k)} frame(s) from "
+                     f"t = {times[k[0]]:.3f} s, on its own track: given back to it")
     wrong = wrong[:, play]
     for i in np.flatnonzero(wrong.any(0)):
         k = np.flatnonzero(wrong[:, i])
@@ -287,6 +297,14 @@ def _first_contact(times, pos, seen, ids, cue, rest, first_moved, dep, nudged, t
                  f"(t = {t_star:.3f} s): ruled ball {int(ids[cluster[j]])} of {sorted(int(ids[i]) for i in cluster)}, "
                  f"whose contact point lies {score[j] * 1000:.1f} mm from the cue ball's observed path")
     return int(ids[cluster[j]]), t_star, None
+
+
+def _grouped(moves) -> dict[tuple[int, int], list[int]]:
+    """Rule 0's sightings given back, (column named, column given to) -> their frames in order."""
+    out: dict[tuple[int, int], list[int]] = {}
+    for k, a, b in moves:
+        out.setdefault((a, b), []).append(k)
+    return out
 
 
 def _drops(times, pos, seen, reported, ids, first_moved, table: Table, R: float, dt: float, notes):

@@ -2,9 +2,10 @@
 referee, controller/observed_referee.py).
 
 A frame is a ``Snapshot``: its time [s] and the identified balls' centres [m] in the table frame
-(docs/frame.md). ``tracks`` lines the frames up by ball id into arrays; ``unreachable`` finds the
-sightings a ball cannot have made (another ball given its id in a few frames); ``ball_motion`` reads
-from them each ball's rest position, the frame and time it departed, and whether it was nudged.
+(docs/frame.md). ``tracks`` lines the frames up by ball id into arrays; ``continued`` gives a
+sighting named with one ball's id back to the ball whose track it continues; ``unreachable`` finds
+the sightings a ball cannot have made (another ball given its id in a few frames); ``ball_motion``
+reads from them each ball's rest position, the frame and time it departed, and whether it was nudged.
 """
 from __future__ import annotations
 
@@ -32,6 +33,56 @@ def tracks(snapshots: Sequence[Snapshot]) -> tuple[np.ndarray, np.ndarray, np.nd
         for b, xy in s.balls.items():
             pos[k, col[int(b)]] = xy
     return np.array([float(s.t) for s in snapshots]), ids, pos
+
+
+def continued(times, pos, seen, gate: float, apart: float, frames: int) -> tuple[np.ndarray, list[tuple[int, int, int]]]:
+    """Identity by motion continuity: sightings named with one ball's id that continue another
+    ball's track are given back to that ball (vision names a rolling stripe showing its white face
+    the cue ball in a frame; the stripe is then missing from that frame, and its sighting lies
+    where its own track goes).
+
+    Frames in order. In frame k, a ball j not seen there, last seen at most ``frames`` median frame
+    intervals back, is predicted at its last sighting carried on at the velocity between its last
+    two sightings (where it lay, if seen once). A sighting named i that lies within ``gate`` [m] of
+    that prediction, and farther than ``apart`` [m] (two balls' centres are never closer than 2R)
+    from both ball i's last sighting and its own prediction (carried on likewise, however old; none
+    if i was never seen before), is ball j's; the nearest such sighting if several. A sighting given
+    back counts as j's in the frames after it.
+
+    times (T,) [s], pos (T, N, 2) [m], seen (T, N) bool. Returns (pos with the sightings given back
+    moved to their ball's column, [(frame, column named, column given to)])."""
+    pos = np.array(pos, dtype=np.float64)
+    seen = np.array(seen, dtype=bool)
+    T, N = seen.shape
+    last = np.full(N, -1)                    # each ball's last two sightings before frame k
+    prev = np.full(N, -1)
+    moves: list[tuple[int, int, int]] = []
+    recent = frames * float(np.median(np.diff(times))) * (1 + 1e-6) if T > 1 else 0.0
+
+    def predicted(k: int, i: int) -> np.ndarray:
+        b, a = last[i], prev[i]
+        if a < 0:
+            return pos[b, i]
+        return pos[b, i] + (pos[b, i] - pos[a, i]) * (times[k] - times[b]) / (times[b] - times[a])
+
+    for k in range(T):
+        lost = [j for j in np.flatnonzero(~seen[k]) if last[j] >= 0 and times[k] - times[last[j]] <= recent]
+        for j in lost:
+            named = np.flatnonzero(seen[k])
+            if named.size == 0:
+                break
+            d = np.hypot(*(pos[k, named] - predicted(k, j)).T)
+            n = int(np.argmin(d))
+            i = int(named[n])
+            own = (pos[k, i] - predicted(k, i), pos[k, i] - pos[last[i], i]) if last[i] >= 0 else ()
+            if d[n] >= gate or any(np.hypot(*v) <= apart for v in own):
+                continue
+            pos[k, j], pos[k, i] = pos[k, i], np.nan
+            seen[k, j], seen[k, i] = True, False
+            moves.append((k, i, int(j)))
+        now = np.flatnonzero(seen[k])
+        prev[now], last[now] = last[now], k
+    return pos, moves
 
 
 def unreachable(times, pos, seen, max_speed: float, slack: float) -> np.ndarray:

@@ -26,7 +26,10 @@ Stages, each a function over arrays:
    GREY_BRIGHTER is used.
 3. ``candidates`` (``vision.candidates``): peaks of radial-symmetry votes inside blobs of foreground
    that fill a ball-sized square; touching balls vote for their own centres, chalk marks and
-   specks are too small.
+   specks are too small. After steps 4-6 for those, ``shape_candidates`` (``vision.shape_candidates``):
+   peaks of the same votes away from the balls found, near dim pixels (a ball of the cloth's own hue
+   is no foreground; its darker limb and shadow show it), each fitted on its own (its outline on its
+   darker limb, ``vision.limbs``) and kept with SHAPE_MIN_EDGES outline points.
 4. Outline points along the normals of each ball's predicted outline (``silhouette_circles``):
    where the profile leaves the cloth, then to sub-pixel where a pixel is half ball, half
    background in linear light (``outline_points``; kernels in ``vision.edges``; in a JPEG frame a
@@ -87,7 +90,9 @@ from vision.cloth import (
 )
 from vision.fits import fit_spheres
 from vision.intruders import clear_of_intruders, reach_in_band
+from vision.limbs import limb_points
 from vision.scene import CLOTH, CUSHION, NOSE_FACE, POCKET, RailGeometry, TableScene
+from vision.shape_candidates import shape_candidates
 from vision.thin_lines import remove_thin_lines, take_line_edges
 
 LINE_REACH = 0.5                       # ball radii: thin lines of added light (halo rings) this far across
@@ -158,6 +163,12 @@ FEW_FILL = 0.75                        # ring's left-over) needs its square this
 SHORT_SPAN = 0.5                       # a second search's ball needs outline points spanning this share of its circle
                                        # (a shorter arc fits a halo ring's arc as well as a ball's outline)
 MIN_EDGES = 8                          # a ball needs at least this many consistent outline points
+SHAPE_MIN_EDGES = 20                   # a ball from shape alone (``vision.shape_candidates``) needs this many (16 let
+                                       # 4-5 mm fits with 17-19 points through under the hard options) ...
+SHAPE_GAP = 1.8                        # ... and lies at least this many R from every ball found from colour; of the
+LIMB_DEPTH = 0.15                      # cloth's hue, its outline is where its level (share of its cloth's) is lowest,
+LIMB_CLOTH = (0.6, 1.3)                # at least LIMB_DEPTH below the cloth outward, which lies within LIMB_CLOTH of its
+LIMB_INNER = 1.5                       # level, and darker than that cloth LIMB_INNER px inward (``vision.limbs``)
 MIN_EDGES_PIXELS = 20                  # ... in pixel-only mode, with no table model to vet candidates
 CONTACT_MIN = 3                        # placed by contacts: at least this many touching balls (4: halo x20 95.0 %,
                                        # JPEG 86.2 %; 3: 97.5 %, 87.9 %, no false ball)
@@ -193,6 +204,15 @@ class Detections:
     cloth_v: np.ndarray
     added: np.ndarray | None = None
     span: np.ndarray | None = None
+
+    def joined(self, other: "Detections") -> "Detections":
+        """These detections followed by ``other``'s (both of one mode)."""
+        if len(self) == 0 or len(other) == 0:
+            return other if len(self) == 0 else self
+
+        def cat(a, b):
+            return None if a is None or b is None else np.concatenate([a, b])
+        return Detections(**{f.name: cat(getattr(self, f.name), getattr(other, f.name)) for f in fields(Detections)})
 
     def __len__(self) -> int:
         return self.px.shape[0]
@@ -355,6 +375,12 @@ def near_neighbours(outline: np.ndarray, centres_px: np.ndarray, radii_px: np.nd
                           np.asarray(radii_px, np.float64))
 
 
+def inside_circles(points: np.ndarray, centres: np.ndarray, radii: np.ndarray) -> np.ndarray:
+    """(M, N) whether each point (M, N, 2) lies inside any of the circles (K centres (K, 2), radii (K,)) [px]."""
+    d2 = np.sum((points[:, :, None, :] - centres[None, None]) ** 2, axis=-1)
+    return np.any(d2 < radii ** 2, axis=-1)
+
+
 @njit(cache=True)
 def _inside_others(points, centres, radii):
     """(M, N) whether point n of ball m (points (M, N, 2)) lies inside the circle of any other ball."""
@@ -437,6 +463,7 @@ class TableDetector:
         self.r_half = float(np.median(self.r_map[self.allowed]))       # a ball's usual half-resolution radius
         self.reach_in = known & reach_in_band(roi & (cloth_like | self.hole), self.hole, self.r_half)
         self.known_count = cv2.boxFilter(self.known, cv2.CV_32F, (self.box, self.box), normalize=False)
+        self.shape_voters = known & ~self.static_edges & ~self.hole      # edges that may vote for shape candidates
         # sparse grid of cloth samples for the cloth model
         step = 10
         sm = np.zeros_like(known)
@@ -538,7 +565,7 @@ class TableDetector:
             cv2.circle(mask, (int(round(u)), int(round(v))), int(np.ceil(r)), 1, -1)
         out, disc = out.copy(), mask > 0
         out[disc] = out2[disc]
-        return (_joined(det, det2) if len(det) else det2), out
+        return det.joined(det2), out
 
     def added_kept(self, det: Detections, det2: Detections, image: np.ndarray, cloth: ClothModel) -> np.ndarray:
         """(len(det2),) bool: which balls of the second search (``detect_unlined``) are added to the first
@@ -598,19 +625,41 @@ class TableDetector:
         fg = foreground(half, model, bright, self.hole, GREY_BRIGHTER if grey else BRIGHTER)
         cand, fill = candidates(half, fg, self.known, self.known_count, self.allowed, self.r_map, self.box,
                                 self.static_edges)
+        unlit = np.zeros(half.shape[:2], bool)
         if light is not None and cand.shape[0]:     # the frame about the candidates (outlines, rings, identity)
-            near = np.zeros(half.shape[:2], np.uint8)
-            near[cand[:, 1].astype(np.intp), cand[:, 0].astype(np.intp)] = 1
-            k = 2 * int(np.ceil(UNLIT_REACH * self.r_half)) + 1
-            image = take_off_light(image, light, self.crop[:2], 2, cv2.dilate(near, np.ones((k, k), np.uint8)) > 0)
-        if cand.shape[0] == 0:
-            return _empty(), image, model, ring_light
-        px0 = np.stack([2 * cand[:, 0] + 0.5 + u0, 2 * cand[:, 1] + 0.5 + v0], axis=1)
-        xy = pixels_to_table(self.cam, px0, self.R)
+            image, unlit = self._unlit_near(image, light, cand, unlit)
+        fill_map = fill_fraction(fg, self.known, self.known_count, self.box)
+        lit = bright
         # a halo ring's remnant is bright too; on a grey cloth only brightness tells a white ball from it
         bright = np.inf if ringed and not grey else BRIGHT_LINEAR
-        det = self.refine(image, xy, fill, model, fill_fraction(fg, self.known, self.known_count, self.box), bright)
+        det = _empty()
+        if cand.shape[0]:
+            px0 = np.stack([2 * cand[:, 0] + 0.5 + u0, 2 * cand[:, 1] + 0.5 + v0], axis=1)
+            det = self.refine(image, pixels_to_table(self.cam, px0, self.R), fill, model, fill_map, bright)
+        # balls of the cloth's own hue (vision.shape_candidates): where no ball was found from colour
+        shaped = shape_candidates(half, self.shape_voters, self.allowed, self.r_map,
+                                  (det.px - [u0 + 0.5, v0 + 0.5]) / 2, model.chroma, lit)
+        if shaped.shape[0]:
+            if light is not None:
+                image, unlit = self._unlit_near(image, light, shaped, unlit)
+            px0 = np.stack([2 * shaped[:, 0] + 0.5 + u0, 2 * shaped[:, 1] + 0.5 + v0], axis=1)
+            more = self.refine(image, pixels_to_table(self.cam, px0, self.R), np.zeros(shaped.shape[0]), model,
+                               fill_map, bright, det)
+            if len(det) and len(more):       # no overlap with a ball found from colour
+                gap = np.linalg.norm(more.xy[:, None] - det.xy[None], axis=2).min(axis=1)
+                more = more.take(gap > SHAPE_GAP * self.R)
+            det = det.joined(more)
         return self.without_intruders(det, fg), image, model, ring_light
+
+    def _unlit_near(self, image: np.ndarray, light, pts: np.ndarray, done: np.ndarray):
+        """(the frame with a projector's ``light`` (``vision.cloth.AddedLight``) taken off within UNLIT_REACH
+        ball radii of the half-resolution points pts (K, 2) where it is not off yet (``done``, (h, w) bool at
+        half resolution), done with those pixels added)."""
+        near = np.zeros(done.shape, np.uint8)
+        near[pts[:, 1].astype(np.intp), pts[:, 0].astype(np.intp)] = 1
+        k = 2 * int(np.ceil(UNLIT_REACH * self.r_half)) + 1
+        near = cv2.dilate(near, np.ones((k, k), np.uint8)) > 0
+        return take_off_light(image, light, self.crop[:2], 2, near & ~done), near | done
 
     def without_intruders(self, det: Detections, fg: np.ndarray) -> Detections:
         """``det`` without the fits whose disc is mostly foreground that came in over the rail (a
@@ -621,16 +670,21 @@ class TableDetector:
                                            det.n_edges / N_RAYS, np.nan_to_num(det.rms_px)))
 
     def refine(self, image: np.ndarray, xy: np.ndarray, fill: np.ndarray, cloth: ClothModel,
-               fill_map: np.ndarray, bright: float = BRIGHT_LINEAR) -> Detections:
+               fill_map: np.ndarray, bright: float = BRIGHT_LINEAR, found: Detections | None = None) -> Detections:
         """Sub-pixel centres from starting table positions (M, 2) [m]; drops what is not a ball.
 
         fill: (M,) the candidates' foreground share; fill_map: (h, w) foreground share at every
         half-resolution pixel (to vet balls placed by their contacts); bright: the outline search takes
-        a colour this many times brighter than the lit cloth for ball (``outline_points``)."""
+        a colour this many times brighter than the lit cloth for ball (``outline_points``); found: None, or
+        the balls found from colour when these are candidates from shape alone (``vision.shape_candidates``):
+        search lines reaching into those balls are dropped, a ball of the cloth's hue is searched for its
+        darker limb (``vision.limbs``), and a ball needs SHAPE_MIN_EDGES outline points and is never placed
+        by its contacts."""
         cam, R = self.cam, self.R
         cloth_lin = cloth.linear_colour
         origin = cam.centre
         start = xy.copy()
+        alone = found is not None
         rho = np.full(xy.shape[0], R)
         min_step = EDGE_MIN_SHARE * np.linalg.norm(cloth_lin)
         blocky = _edges.block_contrast(image) > BLOCKY_CONTRAST
@@ -642,6 +696,8 @@ class TableDetector:
             cpx = table_to_pixels(cam, P)
             rpx = np.linalg.norm(outline - cpx[:, None, :], axis=-1).mean(axis=1)
             near = near_neighbours(outline, cpx, rpx, half_width + 1.0)
+            if found is not None and len(found):
+                near |= inside_circles(outline + (half_width + 1.0) * outline_normals(outline), found.px, found.r_px)
             mask, corner, rows = self._holes_near(cpx)
             local, _ = local_cloth(image, cpx, rpx, cloth, OUTLINE_RINGS)
             cos = local @ cloth_lin / (np.linalg.norm(local, axis=1) * np.linalg.norm(cloth_lin))
@@ -661,8 +717,11 @@ class TableDetector:
             if blocky:       # JPEG: colour smeared out from the ball; start nearer the ball's own colour
                 ang = hue_angle(body, ref)
                 deg = np.where(low, deg, np.clip(BLOCKY_CHROMA_SHARE * ang, EDGE_CHROMA_DEG, BLOCKY_CHROMA_DEG))
-            each = own | low | np.isfinite(ball_bright)
-            rest = np.flatnonzero(~each)
+            limb = np.zeros(len(own), bool)      # shape alone, of its cloth's hue: its darker limb (vision.limbs)
+            if alone:
+                limb = hue_angle(body_colour(image, cpx, rpx), local) < LOW_CONTRAST_DEG
+            each = (own | low | np.isfinite(ball_bright)) & ~limb
+            rest = np.flatnonzero(~each & ~limb)
             if rest.size:        # the cloth beside these balls has the frame's cloth colour
                 pts[rest], valid[rest] = outline_points(image, outline[rest], half_width, cloth_lin, it > 0,
                                                         min_step, (mask, corner, rows[rest]),
@@ -672,6 +731,10 @@ class TableDetector:
                                                               it > 0 and not low[m], min_step,
                                                               (mask, corner, rows[m:m + 1]), ball_bright[m], deg[m],
                                                               OUTLINE_LIT if own[m] else 0.0, side)
+            if limb.any():
+                pts[limb], valid[limb] = limb_points(image, LINEAR_LUT, outline[limb], outline_normals(outline[limb]),
+                                                     float(half_width), EDGE_STEP, np.ascontiguousarray(local[limb]),
+                                                     LIMB_DEPTH, *LIMB_CLOTH, LIMB_INNER)
             valid &= ~near
             rays = pixel_rays(cam, pts.reshape(-1, 2)).reshape(pts.shape[0], pts.shape[1], 3)
             px_per_m = cam.K[0, 0] / np.linalg.norm(P - origin, axis=1)
@@ -698,10 +761,13 @@ class TableDetector:
             rms_max = np.maximum(rms_max, FRAME_RMS_FACTOR * np.median(rms[held]))
             slack = max(slack, CONTACT_RMS_FACTOR * np.median(rms[held] * R / r_now[held]))   # ... and misplaces
             # a rack's edge balls by several mm: contacts to them are looser
-        good = (np.abs(rho / R - 1) < RHO_TOLERANCE) & held & (rms < rms_max)
+        good = (np.abs(rho / R - 1) < RHO_TOLERANCE) & held & (rms < rms_max) & (n_edges >= (SHAPE_MIN_EDGES if alone else 0))
         few = np.flatnonzero(good & (n_edges < FEW_EDGES))     # a short arc (a halo ring's): a ball only
         good[few] = self._fill_at(fill_map, xy[few]) >= FEW_FILL  # where its square is full of foreground
         xy, good, placed = place_by_contacts(xy, good, start, R, slack)
+        if alone:            # shape alone: its own outline or nothing
+            good &= ~placed
+            placed[:] = False
         if placed.any():     # an empty gap among balls shows cloth: keep only well-filled ones
             weak = np.flatnonzero(placed)[self._fill_at(fill_map, xy[placed]) < CONTACT_FILL]
             good[weak] = placed[weak] = False
@@ -782,12 +848,6 @@ def arc_span(used: np.ndarray) -> np.ndarray:
     after = np.minimum.accumulate(pos[:, ::-1], axis=1)[:, ::-1][:, 1:n + 1]    # the next used ray after each
     gap = np.where(used, after - np.arange(n), 0).max(axis=1)
     return np.where(used.any(axis=1), 1.0 - (gap - 1) / n, 0.0)
-
-
-def _joined(a: Detections, b: Detections) -> Detections:
-    """The balls of a and then of b (both of one mode)."""
-    return Detections(**{f.name: None if getattr(a, f.name) is None else
-                         np.concatenate([getattr(a, f.name), getattr(b, f.name)]) for f in fields(Detections)})
 
 
 def _empty() -> Detections:

@@ -11,7 +11,7 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from controller.observed_referee import Snapshot, observe_shot, observe_tracks
+from controller.observed_referee import FASTEST_BALL, Snapshot, observe_shot, observe_tracks
 from planner.physics.trajectory import frame_times, positions_at
 from planner.rack import rack_8ball
 from planner.rules.facts import read_shot
@@ -273,3 +273,55 @@ def test_unreachable_marks_only_the_runs_a_ball_cannot_have_made():
     pos[12:15, 0, 1] = 0.6
     wrong = unreachable(times, pos, seen, 10.0, 0.01)
     assert wrong[:, 0].tolist() == [k in (12, 13, 14) for k in range(20)]
+
+
+def test_a_rolling_stripe_named_the_cue_ball_after_a_scratch_is_given_back(simulator):
+    """The seed-0 game's shot 10, re-enacted: the cue ball drops slowly into rt while the 13 still
+    rolls, and in 7 frames after the drop the camera names the rolling 13 (its white face up) the
+    cue ball, the 13 itself missing from those frames (the offsets after the cue ball's last
+    sighting are the game's). Those sightings are within FASTEST_BALL's reach of the cue ball's
+    last one, so rule 0's reach test keeps them; without the continuity rule the cue ball's last
+    sighting is the 13's place mid-table, and it vanished. Expected: the event log's facts (the
+    scratch in rt), nothing vanished, the sightings given back to the 13."""
+    state = TableState.from_dict({0: (1.0837, 1.0688), 13: (1.0043, 2.1675), 2: (0.6471, 0.9994)})
+    shot = ShotParams(93.62, 1.53, 1.197, 0.0094, 0.0111)
+    res = simulator.simulate(state, shot)
+    want = truth(simulator, res)
+    assert want.pocketed == ((0, "rt"),) and want.first_contact == 13      # the case is what its name says
+    times, ids, pos = camera(simulator, state, res, np.random.default_rng(12), fps=30.0)
+    c, s = list(ids).index(0), list(ids).index(13)
+    last = int(np.flatnonzero(np.isfinite(pos[:, c, 0]))[-1])
+    named = last + np.array([6, 17, 29, 30, 43, 58, 59])
+    speed = np.hypot(*(pos[named + 1, s] - pos[named - 1, s]).T) * 15.0       # [m/s], over two frames
+    assert named[-1] < len(times) and (speed > 0.1).all()                     # the 13 is still rolling
+    far = np.hypot(*(pos[named, s] - pos[last, c]).T)
+    assert (far > 0.25).all() and (far < FASTEST_BALL * (times[named] - times[last])).all()   # out of sight, in reach
+    pos[named, c], pos[named, s] = pos[named, s], np.nan
+    seen = observe_tracks(times, ids, pos, simulator.table, simulator.params.R, aim_deg=shot.phi)
+    assert not seen.vanished
+    assert seen.facts.pocketed == want.pocketed and seen.facts.first_contact == want.first_contact
+    assert any("ball 13 was named ball 0 in 7 frame(s)" in note for note in seen.undecided)
+
+
+def test_continued_gives_back_only_sightings_on_another_balls_track():
+    """Two balls at 30 fps: ball 0 rests, then is lost (frame 10 on); ball 1 rolls at 1.5 m/s. The
+    frames where ball 1 is missing and its sighting is named 0 are given back to ball 1; a
+    sighting named 0 off ball 1's track (40 mm off: no ball's track goes there) stays 0's; and
+    where ball 0's own track also lies within 2R (a collision), nothing is given back."""
+    from controller.observed_tracks import continued
+    times = np.arange(30) / 30.0
+    pos = np.full((30, 2, 2), np.nan)
+    pos[:10, 0] = (0.3, 0.3)
+    pos[:, 1, 0], pos[:, 1, 1] = 0.2 + 1.5 * times, 1.0
+    for k in (14, 20, 21):
+        pos[k, 0], pos[k, 1] = pos[k, 1], np.nan
+    pos[25, 0], pos[25, 1] = pos[25, 1] + (0.0, 0.04), np.nan
+    seen = np.isfinite(pos).all(-1)
+    out, moves = continued(times, pos, seen, 0.01, 2 * 0.0286, 3)
+    assert moves == [(14, 0, 1), (20, 0, 1), (21, 0, 1)]
+    assert np.isnan(out[[14, 20, 21], 0]).all() and np.allclose(out[[14, 20, 21], 1, 0], 0.2 + 1.5 * times[[14, 20, 21]])
+    assert np.allclose(out[25, 0], pos[25, 0])
+    pos[10:, 0] = pos[10:, 1] + (0.0, 0.05)              # ball 0 rolls alongside, 50 mm off (< 2R)
+    pos[14, 0], pos[14, 1] = pos[14, 1], np.nan
+    _, moves = continued(times, pos, np.isfinite(pos).all(-1), 0.01, 2 * 0.0286, 3)
+    assert (14, 0, 1) not in moves

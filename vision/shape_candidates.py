@@ -1,0 +1,96 @@
+"""Candidate ball centres from shape alone, where the colour foreground found none (registered mode).
+
+A ball of (nearly) the cloth's own hue -- a green ball on green cloth, a blue one on blue,
+brought onto the cloth's hue by white balance or a coloured light -- is no foreground (the
+foreground test asks 5 degrees of hue), so ``vision.candidates`` gives it no candidate. Its
+outline still steps in brightness all round (a sphere is shaded: under light from above its
+limb faces sideways and is darker than the cloth, and its shadow lies beside it), so its edges
+vote for its centre like any ball's: the same radial-symmetry votes (Loy & Zelinsky 2003, IEEE
+PAMI 25(8), Sec. 2; ``symmetry_votes``), at the expected radius from the camera model, from the
+edges of the judged cloth that are not the empty table's own (pocket rims, cushion lines), not in
+a pocket and not of a ball already found from colour, and only near ball-sized clusters of pixels
+dimmer than the lit cloth (a limb and a shadow; a frame without such a cluster away from the
+balls found casts no vote, which keeps the cost down). On the rendered conditions (20 frames
+each, seeds 5-9) the peaks at balls with no candidate from colour had 3.1-12.8 smoothed votes and
+every other peak (cloth texture, halo-ring remnants, gaps in a rack) at most 2.9-3.2, so a peak
+needs SHAPE_VOTES. Each candidate is only a starting point: ``vision.detect`` fits it beside the
+balls found (its outline on its darker limb, ``vision.limbs``) and keeps it only with
+SHAPE_MIN_EDGES outline points, so that no edge of the table becomes a ball.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from planner.jit import njit
+from vision.candidates import distinct, symmetry_votes
+
+SHAPE_VOTES = 3.5       # smoothed symmetry votes at a shape candidate (module notes: balls 3.1+, else <= 3.2;
+                        # 2.5: no false ball either, one ball more in the test's hard set, one fewer in hard x20)
+EXPLAINED = 1.5         # ball radii about a ball found from colour: no new candidate there ...
+OWN_EDGES = 1.2         # ... and its own edges (its outline and blur) do not vote
+DIM = 0.92              # the edges that vote lie within DIM_REACH ball radii of a ball-sized square holding
+DIM_REACH = 1.5         # DIM_COUNT radii of pixels dimmer than DIM times the lit cloth (8-bit units along its
+DIM_COUNT = 2.0         # colour; a limb at half the cloth's linear level: 0.73; 0.85 lost 2 balls of hard x20)
+
+
+@njit(cache=True)
+def _dim(img, where, chroma, bright, share):
+    """(h, w) uint8 1 where ``where`` and the brightness along the cloth's colour (chroma (3,), 8-bit
+    BGR units) is below share x the lit cloth's ``bright`` (h, w)."""
+    h, w = where.shape
+    out = np.zeros((h, w), np.uint8)
+    for y in range(h):
+        for x in range(w):
+            if where[y, x]:
+                a = img[y, x, 0] * chroma[0] + img[y, x, 1] * chroma[1] + img[y, x, 2] * chroma[2]
+                if a < share * bright[y, x]:
+                    out[y, x] = 1
+    return out
+
+
+def shape_candidates(img: np.ndarray, voters: np.ndarray, allowed: np.ndarray, radius: np.ndarray,
+                     taken: np.ndarray, chroma: np.ndarray, bright: np.ndarray) -> np.ndarray:
+    """Candidate centres (K, 2) as (u, v) half-resolution pixels of balls that only their shape shows.
+
+    img: (h, w, 3) BGR uint8 (the half-resolution crop); voters: (h, w) bool, pixels whose edges may
+    vote (the judged cloth without the empty table's own edges); allowed: (h, w) bool where a centre
+    may be; radius: (h, w) float32 expected ball radius [px]; taken: (M, 2) the balls found from
+    colour (u, v); chroma: (3,) the cloth's colour direction, bright: (h, w) its lit brightness along it
+    (``vision.cloth.ClothModel``, 8-bit units). Edges within OWN_EDGES radii of a ball found do not
+    vote, nor edges away from dim pixels (module notes), and no candidate is within EXPLAINED radii of
+    a ball found. Peaks are 3 x 3 local maxima of the votes with at least SHAPE_VOTES, kept at least
+    1.3 radii apart (stronger first)."""
+    h, w = voters.shape
+    near = np.zeros((h, w), np.uint8)           # 2: its own edges, 1: too near it for another ball
+    for u, v in np.rint(taken).astype(np.intp):
+        r = radius[min(max(v, 0), h - 1), min(max(u, 0), w - 1)]
+        cv2.circle(near, (int(u), int(v)), int(np.ceil(EXPLAINED * r)), 1, -1)
+    for u, v in np.rint(taken).astype(np.intp):
+        r = radius[min(max(v, 0), h - 1), min(max(u, 0), w - 1)]
+        cv2.circle(near, (int(u), int(v)), int(np.ceil(OWN_EDGES * r)), 2, -1)
+    free = voters & (near < 2)
+    # only about shading: a ball's limb and shadow are dimmer than the lit cloth (the cost is the votes')
+    dim = _dim(img, free & (near == 0), chroma.astype(np.float64), bright, DIM)
+    r = float(np.max(radius))
+    b = 2 * int(np.ceil(r)) + 1
+    seed = (cv2.boxFilter(dim, cv2.CV_16U, (b, b), normalize=False) >= DIM_COUNT * r).astype(np.uint8)
+    if not seed.any():           # no ball-sized cluster of dim pixels: nothing to vote for
+        return np.zeros((0, 2))
+    k = 2 * int(np.ceil(DIM_REACH * r)) + 1
+    vote = free & (cv2.dilate(seed, np.ones((k, k), np.uint8)) > 0)
+    bx, by, bw, bh = cv2.boundingRect(vote.view(np.uint8))
+    if bw == 0:
+        return np.zeros((0, 2))
+    m = int(np.ceil(r)) + 4            # the votes land within r of their edges: a window round them will do
+    y0, x0 = max(by - m, 0), max(bx - m, 0)
+    win = (slice(y0, min(by + bh + m, h)), slice(x0, min(bx + bw + m, w)))
+    votes = symmetry_votes(img[win], vote[win], radius[win])
+    peak = (votes >= SHAPE_VOTES) & (cv2.dilate(votes, np.ones((3, 3), np.uint8)) == votes) & allowed[win] \
+        & (near[win] == 0)
+    ys, xs = np.nonzero(peak)
+    if xs.size == 0:
+        return np.zeros((0, 2))
+    pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
+    keep = distinct(pts, votes[ys, xs], 1.3 * float(np.min(radius)))
+    return pts[keep]
