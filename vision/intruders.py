@@ -1,11 +1,14 @@
 """What reaches in over the rail is not a ball: a hand and its forearm.
 
 A ball lies on the cloth; a person's hand and forearm come in from beyond the table, so their
-foreground crosses the cushions to the rail. ``intruders`` keeps the foreground connected to a
-band just inside the table's outline (``reach_in_band``, off the pockets' rims), after an opening
-that removes specks and hairline links, in regions no wider than an arm (a sheen or a projector's
-light across the cushions is wider) that hold an arm (``arm_cores``): a core thicker than a ball
-that runs further than a cluster of balls does. Balls on a cushion, by
+foreground crosses the cushions to the rail, or a pocket on its way there. ``intruders`` keeps the
+foreground connected to a band just inside the table's outline or just past a pocket's rim
+(``reach_in_band``; an arm over a pocket crosses the outline only at the pocket, where the band
+stops short of its rim), after an opening that removes specks and hairline links, in regions no
+wider than an arm (a sheen or a projector's light across the cushions is wider) that hold an arm
+(``arm_cores``): a core thicker than a ball that runs further than a cluster of balls does; then
+it takes back what the opening cut off that region (a finger joined to the hand by a hairline of
+foreground). Balls on a cushion, by
 a pocket or in a jaw, with a cushion's shaded face or a pocket's rim joining them to the band, are
 no arm (where the play area is found in the pixels alone, its edge runs that close to them).
 ``clear_of_intruders`` then drops a fit when most of the foreground inside its disc belongs to an
@@ -42,30 +45,40 @@ OUTLINE_SHARE = 0.75
 ROUND_RMS = 0.3
 """... or its outline fit is this round [px] (rendered: balls on a projector's light 0.05-0.28 px,
 fits across fingers 0.38-0.71 px with 9-20 of 48 rays in registered mode; in pixel-only mode, 40
-frames, the 90 fits on hands 0.53-1.13 px with 14-33 of 48 points, no ball's fit in an intruder)."""
+frames, the 90 fits on hands 0.53-1.13 px with 14-33 of 48 points, no ball's fit in an intruder)
+..."""
+ROUND_ARC = 0.25
+"""... over at least this share of its rays (a short arc of any smooth edge is round: a fit on the
+back of a hand, 0.29 px over 9 of 48 rays; the round balls on a projector's light, 18-47 rays; a
+fit placed by its touching neighbours, no ray of its own, is judged by them and stays)."""
 BAND = 3
-"""Width [px] of the band just inside the table's outline that an intruder crosses, ..."""
+"""Width [px] of the band just inside the table's outline, and just past a pocket's rim, that an
+intruder crosses (an arm over a pocket: on 80 rendered hand frames, seeds 30, 41, 67 and 88, two
+came in over a pocket, the fits on their fingers 4 false balls before), ..."""
 JAW = 0.5
-"""... except within this many ball radii of a pocket's hole (its rim; the callers leave the hole
-and its rim out of the foreground too: a pocket is no arm)."""
+"""... except within this many ball radii of a pocket's hole (its rim; the pixel-only caller
+leaves the hole and its rim out of the foreground too: a pocket is no arm)."""
 
 
 def reach_in_band(inside: np.ndarray, hole: np.ndarray, r: float) -> np.ndarray:
     """(h, w) bool: the BAND pixels just inside the outline of ``inside`` (h, w) bool, the table
-    out to its cushion backs, farther than JAW x ``r`` (a ball's radius [px]) from ``hole`` (h, w)
-    bool, the pockets."""
+    out to its cushion backs, and those of ``inside`` within BAND past a pocket's rim, all farther
+    than JAW x ``r`` (a ball's radius [px]) from ``hole`` (h, w) bool, the pockets."""
     k = 2 * BAND + 1
     band = inside & ~(cv2.erode(inside.astype(np.uint8), np.ones((k, k), np.uint8)) > 0)
     j = 2 * int(round(JAW * r)) + 1
-    return band & ~(cv2.dilate(hole.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (j, j))) > 0)
+    rim = cv2.dilate(hole.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (j, j)))
+    return (band | (inside & (cv2.dilate(rim, np.ones((k, k), np.uint8)) > 0))) & ~(rim > 0)
 
 
 def intruders(fg: np.ndarray, reach_in: np.ndarray, r: float) -> np.ndarray:
     """(h, w) bool: the pixels of foreground ``fg`` (h, w) bool that, after an opening by a NECK x
     NECK square, are 4-connected to a pixel of ``reach_in`` (h, w) bool, in regions no wider than
     an arm (no pixel farther than WIDE x ``r``, a ball's radius [px], from the region's edge) that
-    hold an arm (``arm_cores``). Worked in the foreground's bounding box, with a pixel of
-    background round it; the arms first (most frames have none)."""
+    hold an arm (``arm_cores``), and the pixels of ``fg`` 8-connected to those (what the opening cut
+    off: fingers; on 80 rendered hand frames 5 fits on fingers lay mostly on them). Worked in the
+    foreground's bounding box, with a pixel of background round it; the arms first (most frames
+    have none)."""
     out = np.zeros(fg.shape, bool)
     opened = cv2.morphologyEx(fg.astype(np.uint8), cv2.MORPH_OPEN, np.ones((NECK, NECK), np.uint8))
     x, y, w, h = cv2.boundingRect(opened)
@@ -79,7 +92,8 @@ def intruders(fg: np.ndarray, reach_in: np.ndarray, r: float) -> np.ndarray:
     hit = np.intersect1d(labels[reach_in[box] & (opened > 0)], labels[cores[:, 0], cores[:, 1]])
     hit = np.setdiff1d(hit, labels[depth > WIDE * r])
     if hit.size:
-        out[box] = np.isin(labels, hit)
+        whole = cv2.connectedComponentsWithAlgorithm(fg[box].view(np.uint8), 8, cv2.CV_32S, cv2.CCL_SAUF)[1]
+        out[box] = np.isin(whole, whole[np.isin(labels, hit)])
     return out
 
 
@@ -111,11 +125,14 @@ def clear_of_intruders(fg: np.ndarray, reach_in: np.ndarray, centres: np.ndarray
                        outline_share: np.ndarray, rms_px: np.ndarray) -> np.ndarray:
     """(M,) bool: which fits are balls rather than part of an intruder. centres (M, 2) [px, (u, v)]
     and outline radii (M,) [px] on the grid of ``fg`` and ``reach_in`` (h, w) bool; outline_share
-    (M,): the share of each fit's outline rays that found its edge; rms_px (M,): the fit's residual
-    [full-resolution px]. A fit is part of an intruder where at least SHARE of the foreground inside
-    DISC of its radius came in over the rail, unless its outline is a ball's: mostly found
-    (OUTLINE_SHARE) or round (ROUND_RMS). A fit across two fingers or along a forearm is neither."""
-    ball_like = (np.asarray(outline_share) >= OUTLINE_SHARE) | (np.asarray(rms_px) <= ROUND_RMS)
+    (M,): the share of each fit's outline rays that found its edge (0: placed by its neighbours);
+    rms_px (M,): the fit's residual [full-resolution px]. A fit is part of an intruder where at least
+    SHARE of the foreground inside DISC of its radius came in over the rail, unless its outline is a
+    ball's: mostly found (OUTLINE_SHARE) or round (ROUND_RMS) over more than a short arc (ROUND_ARC).
+    A fit across two fingers, along a forearm or on a short arc of a hand's edge is neither."""
+    share = np.asarray(outline_share)
+    ball_like = (share >= OUTLINE_SHARE) | ((np.asarray(rms_px) <= ROUND_RMS)
+                                            & ((share >= ROUND_ARC) | (share == 0)))
     if ball_like.all():                   # every fit's outline is a ball's (or there is none)
         return ball_like
     mask = intruders(fg, reach_in, float(np.median(radii)))
