@@ -378,13 +378,33 @@ def added_light_field(half: np.ndarray, model: ClothModel, bright: np.ndarray, t
     if shifted:          # (under halo rings the cloth's own pixels carry the rings' remnants)
         return AddedLight(field=np.maximum(field, 0.0).astype(np.float32), colour=light.astype(np.float32))
     # where a pixel shows the cloth (in the plane of u and l, near the fit) its own light is taken off
-    lh = LINEAR_LUT[half]
-    own = lh @ unmix[1].astype(np.float32)
-    off = lh @ normal.astype(np.float32)
-    seen = (table & ((classify(half, model, bright) & CLOTH) > 0) & (np.abs(own - field) < LIGHT_ROBUST)
-            & (off * off < np.sin(np.radians(LIGHT_PLANE_DEG)) ** 2 * np.einsum("ijk,ijk->ij", lh, lh)))
-    field = np.where(seen, own, field)
+    _own_light(np.ascontiguousarray(half, np.uint8), np.ascontiguousarray(table), field, LINEAR_LUT,
+               unmix[1].astype(np.float64), normal.astype(np.float64), model.chroma.astype(np.float64),
+               model.light.astype(np.float64), float(model.lit[0]), float(model.lit[1]),
+               np.ascontiguousarray(bright, np.float32), CHROMA_TAN ** 2, DARK_FRACTION, LIGHT_ROBUST,
+               np.sin(np.radians(LIGHT_PLANE_DEG)) ** 2)
     return AddedLight(field=np.maximum(field, 0.0).astype(np.float32), colour=light.astype(np.float32))
+
+
+@njit(cache=True)
+def _own_light(half, table, field, lut, unmix, normal, chroma, light, lo, hi, bright, tan2, dark_fraction,
+               robust, sin2):
+    """In place on ``field`` (h, w): w of each ``table`` pixel of ``half`` (BGR uint8) that shows the
+    cloth (CLOTH in ``classify``; its linear colour (``lut``) within LIGHT_ROBUST of the field in w
+    (``unmix``) and within the angle of sin2 of the plane with the ``normal``)."""
+    for y in range(half.shape[0]):
+        for x in range(half.shape[1]):
+            if not table[y, x]:
+                continue
+            b, g, r = float(half[y, x, 0]), float(half[y, x, 1]), float(half[y, x, 2])
+            a, off2 = _off_cloth(b, g, r, chroma, light, lo, hi)
+            if not (off2 <= tan2 * a * a and a > dark_fraction * bright[y, x]):     # (CLOTH in classify)
+                continue
+            lb, lg, lr = lut[half[y, x, 0]], lut[half[y, x, 1]], lut[half[y, x, 2]]
+            own = lb * unmix[0] + lg * unmix[1] + lr * unmix[2]
+            off = lb * normal[0] + lg * normal[1] + lr * normal[2]
+            if abs(own - field[y, x]) < robust and off * off < sin2 * (lb * lb + lg * lg + lr * lr):
+                field[y, x] = own
 
 
 def grey_cloth(model: ClothModel) -> bool:
