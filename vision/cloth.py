@@ -354,10 +354,7 @@ def added_light_field(half: np.ndarray, model: ClothModel, bright: np.ndarray, t
     Raises ValueError with fewer than 12 cloth samples."""
     h, w = table.shape
     q = LIGHT_COARSE
-    size = (w // q, h // q)
-    small = cv2.resize(half, size, interpolation=cv2.INTER_AREA)
-    on = cv2.resize(table.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0.999
-    m = on & ((classify(small, model, cv2.resize(bright, size, interpolation=cv2.INTER_AREA)) & CLOTH) > 0)
+    small, m = _cloth_cells(half, model, bright, table)
     lin = LINEAR_LUT[small].astype(np.float64)
     x = lin[m]
     if x.shape[0] < 12:
@@ -407,6 +404,17 @@ def _own_light(half, table, field, lut, unmix, normal, chroma, light, lo, hi, br
                 field[y, x] = own
 
 
+def _cloth_cells(half: np.ndarray, model: ClothModel, bright: np.ndarray, table: np.ndarray):
+    """(small (h/q, w/q, 3) uint8: the half-resolution BGR image (h, w, 3) averaged over cells of
+    q = LIGHT_COARSE px, (h/q, w/q) bool: the cells wholly on ``table`` (h, w) bool that are CLOTH in
+    ``classify`` with the lit brightness ``bright`` (h, w))."""
+    h, w = table.shape
+    size = (w // LIGHT_COARSE, h // LIGHT_COARSE)
+    small = cv2.resize(half, size, interpolation=cv2.INTER_AREA)
+    on = cv2.resize(table.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0.999
+    return small, on & ((classify(small, model, cv2.resize(bright, size, interpolation=cv2.INTER_AREA)) & CLOTH) > 0)
+
+
 def grey_cloth(model: ClothModel) -> bool:
     """Whether the cloth's colour is within CHROMA_TAN of white: white light added to it keeps its
     colour (the lit wedge cannot hold a projector's light; only its brightness shows it)."""
@@ -425,10 +433,7 @@ def lit_surface(half: np.ndarray, model: ClothModel, bright: np.ndarray, table: 
     12 cloth cells are seen: ``bright``."""
     h, w = table.shape
     q = LIGHT_COARSE
-    size = (w // q, h // q)
-    small = cv2.resize(half, size, interpolation=cv2.INTER_AREA)
-    on = cv2.resize(table.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0.999
-    m = on & ((classify(small, model, cv2.resize(bright, size, interpolation=cv2.INTER_AREA)) & CLOTH) > 0)
+    small, m = _cloth_cells(half, model, bright, table)
     if m.sum() < 12:
         return bright
     a = small.astype(np.float64) @ model.chroma

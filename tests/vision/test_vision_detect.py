@@ -194,6 +194,27 @@ def test_loose_contacts_place_a_ball_among_rough_neighbours():
 
 
 
+def _lit_frame(sc, det):
+    """(the half-resolution crop (h, w, 3) of a rendered frame with balls 6 and 3 mid-table under a
+    projector's white light (0.6 of the table-centre light), the light the renderer added there
+    (h, w) in linear units, the balls' centres (2, 2) [half-resolution px])."""
+    t = sc.table
+    st = TableState([6, 3], [[t.width / 2, t.length / 2], [t.width / 2 + 0.12, t.length / 2 + 0.05]])
+    rend = DomainRenderer(sc, Domain(projector=(0.6, 0.5, 0.5, 0.3, 0.3)), seed=0)
+    frame = rend.render(st, np.random.default_rng(4))
+    u0, v0, u1, v1 = det.crop
+    half = cv2.resize(frame.image[v0:v1, u0:u1], det.half_size, interpolation=cv2.INTER_AREA)
+    true = cv2.resize(rend.light[v0:v1, u0:u1, 1], det.half_size, interpolation=cv2.INTER_AREA)
+    return half, true, (frame.truth.centre_px - (u0, v0) - 0.5) / 2
+
+
+def _cloth_model(det, half):
+    """(the cloth model fitted to ``det``'s sample grid of a half-resolution crop, its lit brightness)."""
+    from vision.cloth import fit_cloth
+    m = fit_cloth(half[det.sample_v, det.sample_u], det.sample_u, det.sample_v, det.scale)
+    return m, det._bright(m)
+
+
 def test_a_projectors_added_light_is_taken_off_and_a_ball_of_the_cloths_hue_shows(synthetic_camera, vision):
     """Registered mode's ``unlit`` stage (vision.cloth): in a rendered frame with a projector's light
     added over the middle of the table (0.6 of the table-centre light, white), the cloth model has a
@@ -203,25 +224,11 @@ def test_a_projectors_added_light_is_taken_off_and_a_ball_of_the_cloths_hue_show
     ellipse's linear ramp bends), 0.0014 under the balls: a local linear fit fills them), its colour
     is white within 2 deg, and with it taken off the cloth model has one colour again and ball 6 is
     foreground."""
-    import cv2
-
-    from planner.state import TableState
-    from vision.cloth import FOREGROUND, added_light_field, classify, fit_cloth, take_off_light
-    sc, _ = synthetic_camera
+    from vision.cloth import FOREGROUND, added_light_field, classify, take_off_light
     det = vision.detector
-    t = sc.table
-    st = TableState([6, 3], [[t.width / 2, t.length / 2], [t.width / 2 + 0.12, t.length / 2 + 0.05]])
-    rend = DomainRenderer(sc, Domain(projector=(0.6, 0.5, 0.5, 0.3, 0.3)), seed=0)
-    frame = rend.render(st, np.random.default_rng(4))
-    u0, v0, u1, v1 = det.crop
-    half = cv2.resize(frame.image[v0:v1, u0:u1], det.half_size, interpolation=cv2.INTER_AREA)
-    true = cv2.resize(rend.light[v0:v1, u0:u1, 1], det.half_size, interpolation=cv2.INTER_AREA)
-    balls = np.rint((frame.truth.centre_px - (u0, v0) - 0.5) / 2).astype(int)
-
-    def model_of(img):
-        m = fit_cloth(img[det.sample_v, det.sample_u], det.sample_u, det.sample_v, det.scale)
-        return m, det._bright(m)
-    model, bright = model_of(half)
+    half, true, balls = _lit_frame(synthetic_camera[0], det)
+    balls = np.rint(balls).astype(int)
+    model, bright = _cloth_model(det, half)
     assert model.lit != (0.0, 0.0)
     ball6 = np.hypot(*(np.mgrid[0:half.shape[0], 0:half.shape[1]][::-1] - balls[0][:, None, None])) < 0.6 * det.r_half
     assert (classify(half, model, bright)[ball6] & FOREGROUND).mean() < 0.5
@@ -233,7 +240,7 @@ def test_a_projectors_added_light_is_taken_off_and_a_ball_of_the_cloths_hue_show
     assert np.median(err[table]) < 0.002 and np.percentile(err[table], 95) < 0.015
     assert err[balls[:, 1], balls[:, 0]].max() < 0.005
     unlit = take_off_light(half, found)
-    model, bright = model_of(unlit)
+    model, bright = _cloth_model(det, unlit)
     assert model.lit == (0.0, 0.0)
     assert (classify(unlit, model, bright)[ball6] & FOREGROUND).mean() > 0.9
 
@@ -325,32 +332,20 @@ def test_a_projectors_soft_edge_is_taken_off_the_cloth_exactly(synthetic_camera,
     Against the light the renderer added: the cloth away from the balls 95 % within 0.006 (0.0044
     measured; 0.0119 with the plane alone), its foreground share under 2 % (0.6 %; 12.3 % before)
     and ball 6 (green, in the light) still all foreground."""
-    from planner.state import TableState
-    from vision.cloth import FOREGROUND, added_light_field, classify, fit_cloth, take_off_light
-    sc, _ = synthetic_camera
+    from vision.cloth import FOREGROUND, added_light_field, classify, take_off_light
     det = vision.detector
-    t = sc.table
-    st = TableState([6, 3], [[t.width / 2, t.length / 2], [t.width / 2 + 0.12, t.length / 2 + 0.05]])
-    rend = DomainRenderer(sc, Domain(projector=(0.6, 0.5, 0.5, 0.3, 0.3)), seed=0)
-    frame = rend.render(st, np.random.default_rng(4))
-    u0, v0, u1, v1 = det.crop
-    half = cv2.resize(frame.image[v0:v1, u0:u1], det.half_size, interpolation=cv2.INTER_AREA)
-    true = cv2.resize(rend.light[v0:v1, u0:u1, 1], det.half_size, interpolation=cv2.INTER_AREA)
-    balls = (frame.truth.centre_px - (u0, v0) - 0.5) / 2
+    half, true, balls = _lit_frame(synthetic_camera[0], det)
     yy, xx = np.mgrid[0:half.shape[0], 0:half.shape[1]]
     table = (det.known > 0) & det.allowed
     cloth = table & np.all([np.hypot(xx - u, yy - v) > 2 * det.r_half for u, v in balls], axis=0)
     ball6 = np.hypot(xx - balls[0, 0], yy - balls[0, 1]) < 0.6 * det.r_half
 
-    def model_of(img):
-        m = fit_cloth(img[det.sample_v, det.sample_u], det.sample_u, det.sample_v, det.scale)
-        return m, det._bright(m)
-    model, bright = model_of(half)
+    model, bright = _cloth_model(det, half)
     found = added_light_field(half, model, bright, table, det.r_half)
     err = np.abs(found.field * np.linalg.norm(found.colour) / np.sqrt(3) - true)
     assert np.percentile(err[cloth], 95) < 0.006
     unlit = take_off_light(half, found)
-    model, bright = model_of(unlit)
+    model, bright = _cloth_model(det, unlit)
     classes = classify(unlit, model, bright) & FOREGROUND
     assert classes[cloth].astype(bool).mean() < 0.02
     assert classes[ball6].astype(bool).mean() > 0.9
