@@ -218,10 +218,8 @@ class Detections:
         return self.px.shape[0]
 
     def take(self, keep) -> "Detections":
-        return Detections(*(getattr(self, f)[keep] for f in
-                            ("px", "r_px", "xy", "rms_px", "n_edges", "fill", "cloth_v")),
-                          added=None if self.added is None else self.added[keep],
-                          span=None if self.span is None else self.span[keep])
+        return Detections(**{f.name: None if getattr(self, f.name) is None else getattr(self, f.name)[keep]
+                             for f in fields(Detections)})
 
 
 # ---- 4. outline points ----------------------------------------------------------------------
@@ -695,9 +693,10 @@ class TableDetector:
             outline = table_to_pixels(cam, circles.reshape(-1, 3)).reshape(circles.shape[0], N_RAYS, 2)
             cpx = table_to_pixels(cam, P)
             rpx = np.linalg.norm(outline - cpx[:, None, :], axis=-1).mean(axis=1)
-            near = near_neighbours(outline, cpx, rpx, half_width + 1.0)
+            normals = outline_normals(outline)
+            near = near_neighbours(outline, cpx, rpx, half_width + 1.0, normals)
             if found is not None and len(found):
-                near |= inside_circles(outline + (half_width + 1.0) * outline_normals(outline), found.px, found.r_px)
+                near |= inside_circles(outline + (half_width + 1.0) * normals, found.px, found.r_px)
             mask, corner, rows = self._holes_near(cpx)
             local, _ = local_cloth(image, cpx, rpx, cloth, OUTLINE_RINGS)
             cos = local @ cloth_lin / (np.linalg.norm(local, axis=1) * np.linalg.norm(cloth_lin))
@@ -706,7 +705,7 @@ class TableDetector:
             ref = np.where(own[:, None], local, cloth_lin)
             deg = np.full(len(own), EDGE_CHROMA_DEG)
             ball_bright = np.full(len(own), np.inf)
-            body = body_colour(image, cpx, rpx) if np.isfinite(bright) or blocky else None
+            body = body_colour(image, cpx, rpx) if np.isfinite(bright) or blocky or alone else None
             if np.isfinite(bright):          # no halo rings (their remnants): balls of the cloth's own colour
                 deg = edge_chroma_deg(body, ref, bright)
                 # brightness only where colour cannot tell: a ball of the cloth's hue, or white on a grey
@@ -719,7 +718,7 @@ class TableDetector:
                 deg = np.where(low, deg, np.clip(BLOCKY_CHROMA_SHARE * ang, EDGE_CHROMA_DEG, BLOCKY_CHROMA_DEG))
             limb = np.zeros(len(own), bool)      # shape alone, of its cloth's hue: its darker limb (vision.limbs)
             if alone:
-                limb = hue_angle(body_colour(image, cpx, rpx), local) < LOW_CONTRAST_DEG
+                limb = hue_angle(body, local) < LOW_CONTRAST_DEG
             each = (own | low | np.isfinite(ball_bright)) & ~limb
             rest = np.flatnonzero(~each & ~limb)
             if rest.size:        # the cloth beside these balls has the frame's cloth colour
@@ -732,7 +731,7 @@ class TableDetector:
                                                               (mask, corner, rows[m:m + 1]), ball_bright[m], deg[m],
                                                               OUTLINE_LIT if own[m] else 0.0, side)
             if limb.any():
-                pts[limb], valid[limb] = limb_points(image, LINEAR_LUT, outline[limb], outline_normals(outline[limb]),
+                pts[limb], valid[limb] = limb_points(image, LINEAR_LUT, outline[limb], normals[limb],
                                                      float(half_width), EDGE_STEP, np.ascontiguousarray(local[limb]),
                                                      LIMB_DEPTH, *LIMB_CLOTH, LIMB_INNER)
             valid &= ~near

@@ -63,12 +63,11 @@ def shape_candidates(img: np.ndarray, voters: np.ndarray, allowed: np.ndarray, r
     1.3 radii apart (stronger first)."""
     h, w = voters.shape
     near = np.zeros((h, w), np.uint8)           # 2: its own edges, 1: too near it for another ball
-    for u, v in np.rint(taken).astype(np.intp):
-        r = radius[min(max(v, 0), h - 1), min(max(u, 0), w - 1)]
-        cv2.circle(near, (int(u), int(v)), int(np.ceil(EXPLAINED * r)), 1, -1)
-    for u, v in np.rint(taken).astype(np.intp):
-        r = radius[min(max(v, 0), h - 1), min(max(u, 0), w - 1)]
-        cv2.circle(near, (int(u), int(v)), int(np.ceil(OWN_EDGES * r)), 2, -1)
+    at = np.rint(taken).astype(np.intp).reshape(-1, 2)
+    rs = radius[np.clip(at[:, 1], 0, h - 1), np.clip(at[:, 0], 0, w - 1)]
+    for value, reach in ((1, EXPLAINED), (2, OWN_EDGES)):       # (the own edges drawn over the rest)
+        for (u, v), r in zip(at, rs):
+            cv2.circle(near, (int(u), int(v)), int(np.ceil(reach * r)), value, -1)
     free = voters & (near < 2)
     # only about shading: a ball's limb and shadow are dimmer than the lit cloth (the cost is the votes')
     dim = _dim(img, free & (near == 0), chroma.astype(np.float64), bright, DIM)
