@@ -73,7 +73,7 @@ that applies it.
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -116,11 +116,14 @@ class ObservedShot:
     vanished: balls in play at the start, not seen at the end, and not near any pocket: the
         service should re-capture or pause rather than rule.
     contact_time: estimated time of the first contact [s], or None.
+    last_seen: where each ball in play at the start (and seen since) was last seen, (x, y) [m], after sightings
+        under another ball's id were given back (rule 0) and unreachable ones left out.
     """
     facts: ShotFacts
     undecided: tuple[str, ...]
     vanished: frozenset[int]
     contact_time: float | None
+    last_seen: Mapping[int, tuple[float, float]]
 
     def facts_given(self, ids_after) -> ShotFacts:
         """The facts to rule on once the table after the shot is known (``ids_after``: the ball
@@ -203,7 +206,9 @@ def observe_tracks(times, ids, pos, table: Table, R: float, noise: float = NOISE
     rail_after = contact is not None and any(t > t_c for ts in hits.values() for t in ts)
     to_rail = frozenset(b for b, ts in hits.items() if ts and b != CUE)
     facts = ShotFacts(contact, bool(rail_after), to_rail, tuple(drops), frozenset())
-    return ObservedShot(facts, tuple(notes), frozenset(vanished), t_c)
+    last = {int(ids[i]): (float(pos[k[-1], i, 0]), float(pos[k[-1], i, 1]))
+            for i in range(len(ids)) if (k := np.flatnonzero(seen[:, i])).size}
+    return ObservedShot(facts, tuple(notes), frozenset(vanished), t_c, last)
 
 
 def _first_contact(times, pos, seen, ids, cue, rest, first_moved, dep, nudged, table, R, dt, move, aim_deg,

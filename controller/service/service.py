@@ -326,6 +326,7 @@ class Service:
         last = {}
         for s in shot.before + shot.frames:
             last.update(s.balls)
+        last.update(o.last_seen)
         return before - o.facts.pocketed_ids - optional, optional, last
 
     # ---- judging ----

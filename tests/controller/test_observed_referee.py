@@ -296,11 +296,13 @@ def test_a_rolling_stripe_named_the_cue_ball_after_a_scratch_is_given_back(simul
     assert named[-1] < len(times) and (speed > 0.1).all()                     # the 13 is still rolling
     far = np.hypot(*(pos[named, s] - pos[last, c]).T)
     assert (far > 0.25).all() and (far < FASTEST_BALL * (times[named] - times[last])).all()   # out of sight, in reach
+    cue_last, stripe_last = pos[last, c].copy(), pos[np.flatnonzero(np.isfinite(pos[:, s, 0]))[-1], s].copy()
     pos[named, c], pos[named, s] = pos[named, s], np.nan
     seen = observe_tracks(times, ids, pos, simulator.table, simulator.params.R, aim_deg=shot.phi)
     assert not seen.vanished
     assert seen.facts.pocketed == want.pocketed and seen.facts.first_contact == want.first_contact
     assert any("ball 13 was named ball 0 in 7 frame(s)" in note for note in seen.undecided)
+    assert seen.last_seen[0] == tuple(cue_last) and seen.last_seen[13] == tuple(stripe_last)   # the camera's own
 
 
 def test_continued_gives_back_only_sightings_on_another_balls_track():
