@@ -21,11 +21,12 @@ from tqdm import tqdm
 from planner.table import Table
 from vision.camera import CameraModel, pixels_to_table, sphere_silhouettes, table_to_pixels
 from vision.detect_pixels import detect_in_pixels
-from vision.evaluate import match
+from vision.evaluate import Evaluation, match
 from vision.layouts import rack, random_layout
 from vision.pipeline import TableVision
 from vision.render import RenderedFrame, SyntheticCamera
 from vision.render_domain import condition_frames
+from vision.truth_formats import FrameTruth
 
 TARGET_RECALL = 1.0
 TARGET_RMS_MM = 0.5
@@ -160,13 +161,17 @@ def run_bench(sc: SyntheticCamera, landmarks, n: int = 30, seed: int = 0, reps: 
 @dataclass(frozen=True)
 class DomainResult:
     """One condition of the wider domain: the pipeline's and the baseline's scores over ``frames``
-    frames, and the median ms per frame of each (one core, after a warm-up pass)."""
+    frames, and the median ms per frame of each (one core, after a warm-up pass); ``pixels``: the
+    pixel-only mode's score on the same frames (centre errors in px against the projected centres,
+    matched within ``radius_px``, the frames' median ball radius [px]), scored, not held to the targets."""
     condition: str
     frames: int
     ours: Score
     baseline: Score
     ms: float
     baseline_ms: float
+    pixels: Evaluation
+    radius_px: float
 
     @property
     def short_of(self) -> list[str]:
@@ -179,11 +184,13 @@ class DomainResult:
 
 def run_domain_bench(sc: SyntheticCamera, landmarks, conditions: list[str], n: int = 20, seed: int = 0,
                      progress: bool = True) -> list[DomainResult]:
-    """Score the registered mode (detect + identify) and the baseline (``naive_centres``) on ``n``
-    frames of each condition (``condition_frames(sc, condition, n, seed)``), and time one more pass
-    of each on one core. Returns one DomainResult per condition, in the order given."""
+    """Score the registered mode (detect + identify), the baseline (``naive_centres``) and the
+    pixel-only mode (``detect_in_pixels`` at the median ball radius) on ``n`` frames of each
+    condition (``condition_frames(sc, condition, n, seed)``), and time one more pass of the first
+    two on one core. Returns one DomainResult per condition, in the order given."""
     cv2.setNumThreads(1)
     vision = TableVision(sc.cam, sc.table, sc.R, landmarks)
+    radius_px = float(np.median(_radius_range(sc.cam, sc.table, sc.R)))
     out = []
     with tqdm(total=2 * n * len(conditions), desc="domain", disable=not progress) as bar:
         for cond in conditions:
@@ -191,16 +198,18 @@ def run_domain_bench(sc: SyntheticCamera, landmarks, conditions: list[str], n: i
             frames = condition_frames(sc, cond, n, seed)
             bar.update(n)
             bar.set_postfix_str(f"detecting {cond}")
-            ours, base, times, base_times = Score(), Score(), [], []
+            ours, base, pixels, times, base_times = Score(), Score(), Evaluation(), [], []
             for f in frames:
                 det, obs = vision.detect(f.image)
                 ids = np.array([o.ball_id if o.ball_id is not None else -1 for o in obs])
                 ours.add(f.truth.ids, f.truth.pos, det.xy, ids, sc.R)
                 base.add(f.truth.ids, f.truth.pos, naive_centres(f.image, sc.cam, sc.table, sc.R), None, sc.R)
+                pixels.add(FrameTruth(f.truth.centre_px), detect_in_pixels(f.image, radius_px).px, [], radius_px)
                 times.append(_timed(vision.detect, f.image))
                 base_times.append(_timed(naive_centres, f.image, sc.cam, sc.table, sc.R))
                 bar.update(1)
-            out.append(DomainResult(cond, len(frames), ours, base, _median_ms(times), _median_ms(base_times)))
+            out.append(DomainResult(cond, len(frames), ours, base, _median_ms(times), _median_ms(base_times),
+                                    pixels, radius_px))
     return out
 
 
@@ -277,22 +286,39 @@ def domain_to_json(results: list[DomainResult], seed: int) -> dict:
             "conditions": {r.condition: {"frames": r.frames, "pipeline": {**_score_json(r.ours), "identity": r.ours.identity},
                                          "baseline": _score_json(r.baseline), "ms_per_frame": r.ms,
                                          "baseline_ms_per_frame": r.baseline_ms, "speedup": r.baseline_ms / r.ms,
-                                         "short_of": r.short_of} for r in results}}
+                                         "short_of": r.short_of,
+                                         "pixel_only": {"radius_px": r.radius_px, **_pixels_json(r.pixels)}}
+                           for r in results}}
+
+
+def _pixels_json(e: Evaluation) -> dict:
+    """The pixel-only mode's score: balls, found, recall, false balls, centre error [px]."""
+    s = e.summary()
+    return {k: s[k] for k in ("balls", "found", "recall", "false_balls", "centre_error_px")}
 
 
 def domain_report(results: list[DomainResult], seed: int) -> str:
-    """The domain bench as a table, a row per condition, with the targets each misses."""
+    """The domain bench as a table, a row per condition, with the targets each misses, and the
+    pixel-only mode's recall, false balls and median centre error on the same frames."""
     head = (f"wider rendered domain, registered mode (detect + identify), 1280x720, one core; seed {seed}, sets of "
             f"a rack + 3 random layouts; targets: recall {100 * TARGET_RECALL:.0f} %, no false balls, RMS <= "
             f"{TARGET_RMS_MM} mm, identity >= {100 * TARGET_IDENTITY:.0f} %")
     cols = (f"{'condition':10s} {'frames':>6s} {'balls':>5s} {'recall':>8s} {'false':>5s} {'RMS mm':>6s} "
             f"{'max mm':>6s} {'identity':>8s} {'ms':>5s} | baseline: {'recall':>8s} {'RMS mm':>6s} {'ms':>5s} "
             f"{'x':>4s} | short of")
-    rows = []
+    rows, pix = [], []
     for r in results:
         o, b = r.ours, r.baseline
         rows.append(f"{r.condition:10s} {r.frames:6d} {o.balls:5d} {100 * o.recall:7.1f}% {o.false:5d} "
                     f"{o.rms_mm:6.2f} {o.max_mm:6.1f} {100 * o.identity:7.1f}% {r.ms:5.1f} |           "
                     f"{100 * b.recall:7.1f}% {b.rms_mm:6.2f} {r.baseline_ms:5.1f} {r.baseline_ms / r.ms:4.1f} | "
                     f"{', '.join(r.short_of) or 'met'}")
-    return "\n".join([head, cols, *rows])
+        p = r.pixels.summary()
+        err = p["centre_error_px"]
+        pix.append(f"{r.condition:10s} {p['balls']:5d} {100 * p['recall']:7.1f}% {p['false_balls']:5d} "
+                   + (f"{err['median']:9.2f} {err['p95']:7.2f}" if err else f"{'-':>9s} {'-':>7s}"))
+    radius = f"{results[0].radius_px:.1f}" if results else "-"
+    pix_head = (f"pixel-only mode (--radius-px {radius}, no camera model) on the same frames; centre error against "
+                f"the projected centres [px]:\n{'condition':10s} {'balls':>5s} {'recall':>8s} {'false':>5s} "
+                f"{'median px':>9s} {'p95 px':>7s}")
+    return "\n".join([head, cols, *rows, "", pix_head, *pix])

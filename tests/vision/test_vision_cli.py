@@ -79,6 +79,10 @@ def test_bench_vision_domain_scores_each_condition_against_the_targets(capsys):
     assert d["pipeline"]["recall"] == 1.0 and d["pipeline"]["rms_mm"] <= 0.5 and d["short_of"] == []
     assert d["baseline"]["recall"] < 1.0 or d["baseline"]["rms_mm"] > 0.5
     assert d["speedup"] == d["baseline_ms_per_frame"] / d["ms_per_frame"]
+    # the pixel-only mode scored on the same frames, at the frames' ball size
+    p = d["pixel_only"]
+    assert p["balls"] == balls and p["recall"] == p["found"] / balls >= 0.9 and p["false_balls"] == 0
+    assert p["centre_error_px"]["median"] < 0.5
     # the help names every condition; an unknown one is refused with the list
     with pytest.raises(SystemExit) as e:
         main(["bench", "vision", "--domain", "carom"])
