@@ -777,6 +777,8 @@ class TableDetector:
         cpx = table_to_pixels(cam, P)
         rpx = np.linalg.norm(sphere_silhouettes(cam, P, R, 16) - cpx[:, None, :], axis=-1).mean(axis=1)
         local, added = local_cloth(image, cpx, rpx, cloth)      # (a projector or sheen adds light)
+        if grey_cloth(cloth):   # white light only scales a grey cloth's colour: not observable from it
+            added = np.zeros_like(added)                        # (identify reads it off each ball)
         cloth_v = linear_to_srgb(local - added[:, None]).max(axis=1)       # the cloth without it
         det = Detections(px=cpx, r_px=rpx, xy=xy, rms_px=rms, n_edges=n_edges, fill=fill,
                          cloth_v=cloth_v, added=added, span=np.where(placed, 0.0, arc_span(tw > 0.5)))

@@ -16,9 +16,16 @@ bright (CUE_MIN_V: an 8 under a sheen reads all unsaturated, like the cue, but g
 colour's solid and stripe seen in one frame are ordered by their white (``_twins_by_white``). The
 confidence of a ball's id is its share of exp(-cost) over all ids still available to it. Below
 CONFIDENT the number is not claimed and the label is the class ('solid' or 'stripe').
+
+The registered pipeline reads each ball twice (``ball_readings``): under the white light the
+cloth beside it shows (``added``, for the cue ball's cost) and under the light its own darkest
+channel shows (for every other id: a coloured ball or the 8 has a channel of almost no albedo, so
+what that channel shows is light added to it). Pixels on halo rings a projector draws round the
+balls (``vision.halo_rings``) are left out of both.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import cv2
@@ -26,7 +33,17 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from planner.state import ball_class
-from vision.balls import BALL_SRGB, CLOTH_SRGB, COLOUR_NAMES, SNOOKER_COLOURS, linear_to_srgb, srgb_to_linear
+from vision.balls import (
+    BALL_SRGB,
+    CLOTH_SRGB,
+    COLOUR_NAMES,
+    LINEAR_LUT,
+    SNOOKER_COLOURS,
+    SRGB_LUT,
+    linear_to_srgb,
+    srgb_to_linear,
+)
+from vision.halo_rings import ring_pixels
 
 SAMPLE_SHARE = 0.92       # sample within this share of the outline radius
 CORE_SHARE = 0.75         # ... and the median saturation and value within this share
@@ -51,6 +68,10 @@ GREY_REL = 0.6            # an unsaturated pixel darker than this share of the l
 TWIN_MARGIN = 0.15        # white share by which a solid must outshine its stripe twin to swap them
 SOLID_MAX_SPREAD = 0.22   # white spread of a solid's number discs at most
 STRIPE_MIN_SPREAD = 0.28  # white spread of a stripe's caps at least
+KEEP_MIN = 0.3            # a ball with under this share of its sample points off halo rings keeps them all
+OWN_LIGHT_PCT = 5.0       # percentile of a ball's darkest channel (linear) taken for the light added on it:
+                          # within +-0.025 of the rendered light on 90 % of the solids, stripes and 8s of the
+                          # hard condition (seeds 5, 41); the cue ball's is its white (0.27-0.49 over the light)
 
 # 8-ball classes by white share: (expected, tolerance) -- stripes span the range seen from above
 _CLASS_WHITE = {"cue": (1.0, 0.05), "solid": (0.1, 0.15), "stripe": (0.5, 0.3), "eight": (0.05, 0.1)}
@@ -103,37 +124,101 @@ def _unit_disc_grid(step: float = 0.09) -> np.ndarray:
 _GRID = _unit_disc_grid()
 
 
-def ball_features(image: np.ndarray, px: np.ndarray, r_px: np.ndarray, cloth_v: np.ndarray,
-                  added: np.ndarray | None = None) -> BallFeatures:
-    """Features of balls at pixel centres px (M, 2) with outline radii r_px (M,) in a BGR image;
-    cloth_v: (M,) the lit cloth's HSV value (0-255) beside each ball; added: None or (M,) white light
-    added about each ball in linear units (a projector, ``vision.detect.added_light``), taken off
-    the ball's pixels in linear light first (it whitens a ball as it whitens the cloth). Pixels are
-    taken on a lattice of about 390 points within SAMPLE_SHARE of each outline radius (nearest pixel)."""
-    M = px.shape[0]
+def _samples(image: np.ndarray, px: np.ndarray, r_px: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(pix (M, G, 3) uint8 BGR, off (M, G, 2), pts (M, G, 2)): the pixels (nearest) on the lattice within
+    SAMPLE_SHARE of each outline radius, their offsets from the centre and their positions [px]."""
     h, w = image.shape[:2]
-    if M == 0:
-        z = np.zeros(0)
-        return BallFeatures(z, z, z, z, z, z, z, z)
     off = _GRID[None] * (SAMPLE_SHARE * r_px)[:, None, None]            # (M, G, 2)
     pts = px[:, None, :] + off
     x = np.clip(np.rint(pts[..., 0]).astype(np.intp), 0, w - 1)
     y = np.clip(np.rint(pts[..., 1]).astype(np.intp), 0, h - 1)
-    pix = image[y, x]
-    if added is not None and np.any(added > 0):
-        pix = np.rint(linear_to_srgb(srgb_to_linear(pix) - added[:, None, None])).astype(np.uint8)
+    return image[y, x], off, pts
+
+
+def _kept(pts: np.ndarray, rings: np.ndarray | None) -> np.ndarray:
+    """(M, G) bool: the sample points off the halo rings (``vision.halo_rings``); a ball with under
+    KEEP_MIN of its points off them keeps them all."""
+    keep = np.ones(pts.shape[:2], dtype=bool)
+    if rings is not None and len(rings):
+        keep = ~ring_pixels(pts, rings)
+        keep[keep.mean(axis=1) < KEEP_MIN] = True
+    return keep
+
+
+def ball_features(image: np.ndarray, px: np.ndarray, r_px: np.ndarray, cloth_v: np.ndarray,
+                  added: np.ndarray | None = None, rings: np.ndarray | None = None) -> BallFeatures:
+    """Features of balls at pixel centres px (M, 2) with outline radii r_px (M,) in a BGR image;
+    cloth_v: (M,) the lit cloth's HSV value (0-255) beside each ball; added: None or (M,) white light
+    added about each ball in linear units (a projector, ``vision.detect.added_light``), taken off
+    the ball's pixels in linear light first (it whitens a ball as it whitens the cloth); rings: None
+    or (K, 3) halo rings (``vision.halo_rings.halo_rings``), whose pixels are left out (an arc of
+    light across a solid reads as a stripe's white). Pixels are taken on a lattice of about 390
+    points within SAMPLE_SHARE of each outline radius (nearest pixel)."""
+    if px.shape[0] == 0:
+        z = np.zeros(0)
+        return BallFeatures(z, z, z, z, z, z, z, z)
+    pix, off, pts = _samples(image, px, r_px)
+    return _features(pix, off, r_px, cloth_v, added, _kept(pts, rings))
+
+
+def ball_readings(image: np.ndarray, px: np.ndarray, r_px: np.ndarray, cloth_v: np.ndarray, added: np.ndarray | None,
+                  rings: np.ndarray | None = None) -> tuple[BallFeatures, BallFeatures]:
+    """(the features as ``ball_features`` reads them, the features under each ball's own light): the
+    same balls read twice for ``identify``. A coloured ball (and the 8) has a channel of almost no
+    albedo somewhere on it, so the darkest channel of its darkest pixels (OWN_LIGHT_PCT percentile
+    of the kept points, linear) is the white light added there: the second reading takes off the
+    larger of that and ``added`` (the cloth's estimate misses light on a cloth whose lit and unlit
+    parts the cloth model cannot tell apart, or a grey cloth's), and reads the cloth's value with the
+    same light off. It is no reading of the cue ball, all white: its darkest channel is its white."""
+    if px.shape[0] == 0:
+        f = ball_features(image, px, r_px, cloth_v)
+        return f, f
+    added = np.zeros(px.shape[0]) if added is None else added
+    pix, off, pts = _samples(image, px, r_px)
+    keep = _kept(pts, rings)
+    own = _quantile(LINEAR_LUT[pix.min(axis=2)], keep, OWN_LIGHT_PCT / 100.0)
+    light = np.maximum(own, added)
+    cloth = srgb_to_linear(cloth_v) + added - light                   # the cloth's brightest channel
+    cloth_own = linear_to_srgb(np.maximum(cloth, 0.0))
+    M = px.shape[0]
+    both = _features(np.concatenate([pix, pix]), np.concatenate([off, off]), np.concatenate([r_px, r_px]),
+                     np.concatenate([cloth_v, np.where(cloth_v > 0, cloth_own, cloth_v)]),
+                     np.concatenate([added, light]), np.concatenate([keep, keep]))       # (one pass for both)
+    return (BallFeatures(*(getattr(both, k)[:M] for k in BallFeatures.__dataclass_fields__)),
+            BallFeatures(*(getattr(both, k)[M:] for k in BallFeatures.__dataclass_fields__)))
+
+
+def _quantile(values: np.ndarray, mask: np.ndarray, q: float) -> np.ndarray:
+    """(M,) the q-quantile (linear interpolation, as ``np.quantile``) of each row of values (M, G) over
+    its points ``mask`` (M, G) (each row has at least one)."""
+    v = np.sort(np.where(mask, values, np.inf), axis=1)
+    pos = q * (mask.sum(axis=1) - 1)
+    lo = np.floor(pos).astype(np.intp)
+    hi = np.minimum(lo + 1, v.shape[1] - 1)
+    rows = np.arange(v.shape[0])
+    a, b = v[rows, lo], v[rows, hi]
+    return a + (pos - lo) * np.where(np.isfinite(b), b - a, 0.0)
+
+
+def _features(pix: np.ndarray, off: np.ndarray, r_px: np.ndarray, cloth_v: np.ndarray,
+              added: np.ndarray | None, keep: np.ndarray) -> BallFeatures:
+    """``ball_features`` of the lattice pixels pix (M, G, 3) at offsets off (M, G, 2), of the points ``keep``."""
+    M = pix.shape[0]
+    if added is not None and np.any(added > 0):         # (look-up tables both ways, as vision.cloth)
+        lin = np.clip(LINEAR_LUT[pix] - added[:, None, None].astype(np.float32), 0.0, 1.0)
+        pix = SRGB_LUT[np.rint(lin * (SRGB_LUT.size - 1)).astype(np.intp)]
     hsv = cv2.cvtColor(pix, cv2.COLOR_BGR2HSV).astype(np.float64)  # (M, G, 3)
     # black: dark, or grey (unsaturated but well under the lit cloth: the 8 under a sheen; white is brighter)
     grey = (hsv[..., 1] < WHITE_MAX_SAT) & (hsv[..., 2] < GREY_REL * cloth_v[:, None])
-    black = (hsv[..., 2] < BLACK_MAX_VAL) | grey
-    white = ~black & (hsv[..., 1] < WHITE_MAX_SAT)
-    col = ~black & ~white
-    G = hsv.shape[1]
-    core = np.linalg.norm(_GRID, axis=1) <= CORE_SHARE / SAMPLE_SHARE
+    black = ((hsv[..., 2] < BLACK_MAX_VAL) | grey) & keep
+    white = ~black & (hsv[..., 1] < WHITE_MAX_SAT) & keep
+    col = ~black & ~white & keep
+    G = keep.sum(1)
+    core = (np.linalg.norm(_GRID, axis=1) <= CORE_SHARE / SAMPLE_SHARE)[None] & keep
+    core[~core.any(axis=1)] = True
     out = {"white": white.sum(1) / G, "black": black.sum(1) / G, "colour": col.sum(1) / G,
            "hue": np.full(M, np.nan), "rel_v": np.full(M, np.nan), "spread": np.full(M, np.nan),
-           "sat": np.median(hsv[:, core, 1], axis=1),
-           "v_med": np.median(hsv[:, core, 2], axis=1) / np.maximum(cloth_v, 1.0)}
+           "sat": _quantile(hsv[..., 1], core, 0.5), "v_med": _quantile(hsv[..., 2], core, 0.5) / np.maximum(cloth_v, 1.0)}
     ang = hsv[..., 0] * (np.pi / 90.0)
     wgt = hsv[..., 1] * col
     hue = (np.degrees(np.arctan2((wgt * np.sin(ang)).sum(1), (wgt * np.cos(ang)).sum(1))) / 2) % 180
@@ -166,6 +251,7 @@ def _hue_dist(a, b) -> np.ndarray:
 BALL_SETS = ("any", "pool", "snooker")
 
 
+@functools.cache
 def _colour_prototypes(extra: bool, ball_set: str = "pool") -> dict[str, tuple[float, float]]:
     """name -> (hue, value relative to the cloth) of each main ball colour (and extras); for the
     snooker set its coloured balls (``vision.balls.SNOOKER_COLOURS``, white and black aside)."""
@@ -185,15 +271,22 @@ def _colour_cost(f: BallFeatures, hue: float, rel_v: float) -> np.ndarray:
     return (dh / SIGMA_HUE) ** 2 + (dv / SIGMA_REL_V) ** 2
 
 
-def id_costs(f: BallFeatures) -> np.ndarray:
-    """(M, 16) cost (like -2 log likelihood) of each ball being each id."""
+def id_costs(f: BallFeatures, own: BallFeatures | None = None) -> np.ndarray:
+    """(M, 16) cost (like -2 log likelihood) of each ball being each id: the cue ball's from ``f``,
+    every other id's from ``own`` (the balls read under their own light, ``ball_readings``; None: ``f``)."""
+    return np.concatenate([_costs(f, range(1)), _costs(f if own is None else own, range(1, 16))], axis=1)
+
+
+def _costs(f: BallFeatures, ids) -> np.ndarray:
+    """(M, len(ids)) ``id_costs`` of the ids ``ids`` from one reading ``f``."""
     M = f.white.shape[0]
     white = np.nan_to_num(f.white, nan=0.0)
     black = np.nan_to_num(f.black, nan=0.0)
     protos = _colour_prototypes(extra=False)
     spread = np.nan_to_num(f.spread, nan=0.0)
-    cost = np.zeros((M, 16))
-    for bid in range(16):
+    ids = list(ids)
+    cost = np.zeros((M, len(ids)))
+    for col, bid in enumerate(ids):
         cls = ball_class(bid)
         mu, tol = _CLASS_WHITE[cls]
         cw = (np.maximum(np.abs(white - mu) - tol, 0.0) / SIGMA_WHITE) ** 2
@@ -206,12 +299,12 @@ def id_costs(f: BallFeatures) -> np.ndarray:
             cw += ambiguous * (np.maximum(STRIPE_MIN_SPREAD - spread, 0.0) / SIGMA_SPREAD) ** 2
         if cls == "cue":
             dim = np.maximum(CUE_MIN_V - np.nan_to_num(f.v_med, nan=CUE_MIN_V), 0.0)
-            cost[:, bid] = cw + (black / SIGMA_BLACK) ** 2 + (dim / SIGMA_REL_V) ** 2
+            cost[:, col] = cw + (black / SIGMA_BLACK) ** 2 + (dim / SIGMA_REL_V) ** 2
         elif cls == "eight":
-            cost[:, bid] = cw + (np.maximum(0.6 - black, 0.0) / SIGMA_BLACK) ** 2
+            cost[:, col] = cw + (np.maximum(0.6 - black, 0.0) / SIGMA_BLACK) ** 2
         else:
             hue, rel_v = protos[COLOUR_NAMES[bid if bid < 8 else bid - 8]]
-            cost[:, bid] = cw + (np.maximum(black - 0.25, 0.0) / SIGMA_BLACK) ** 2 + _colour_cost(f, hue, rel_v)
+            cost[:, col] = cw + (np.maximum(black - 0.25, 0.0) / SIGMA_BLACK) ** 2 + _colour_cost(f, hue, rel_v)
     return cost
 
 
@@ -226,16 +319,18 @@ def _twins_by_white(ids: np.ndarray, white: np.ndarray) -> None:
             ids[i[0]], ids[j[0]] = c + 8, c
 
 
-def identify(f: BallFeatures) -> Identity:
-    """8-ball ids for the balls described by ``f`` (see the module notes)."""
-    cost = id_costs(f)
+def identify(f: BallFeatures, own: BallFeatures | None = None) -> Identity:
+    """8-ball ids for the balls described by ``f`` and, for every id but the cue ball's, ``own``
+    (the same balls under their own light, ``ball_readings``; None: ``f``; see the module notes)."""
+    own = f if own is None else own
+    cost = id_costs(f, own)
     M = cost.shape[0]
     ids = np.full(M, -1)
     conf = np.zeros(M)
     if M:
         rows, cols = linear_sum_assignment(cost)
         ids[rows] = cols
-        _twins_by_white(ids, f.white)
+        _twins_by_white(ids, own.white)
         cols = ids[rows]
         p = np.exp(-0.5 * (cost - cost.min(axis=1, keepdims=True)))
         taken = np.zeros(16, dtype=bool)

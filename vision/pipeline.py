@@ -16,7 +16,8 @@ from planner.table import Table
 from vision.camera import CameraModel
 from vision.detect import Detections, TableDetector
 from vision.detect_pixels import detect_in_pixels
-from vision.identify import ball_features, colour_names, identify
+from vision.halo_rings import halo_rings
+from vision.identify import ball_features, ball_readings, colour_names, identify
 from vision.registration import Landmarks
 
 
@@ -54,8 +55,9 @@ class TableVision:
 
     def detect(self, image: np.ndarray) -> tuple[Detections, list[BallObservation]]:
         """Detections and their observations (with 8-ball identities) for a BGR frame."""
-        det, image = self.detector.detect_unlined(image)
-        ident = identify(ball_features(image, det.px, det.r_px, det.cloth_v, det.added))
+        det, unlined = self.detector.detect_unlined(image)
+        rings = halo_rings(image, det.px, det.r_px)     # drawn round the balls: found on the frame as shot
+        ident = identify(*ball_readings(unlined, det.px, det.r_px, det.cloth_v, det.added, rings))
         obs = [BallObservation(x_px=float(det.px[i, 0]), y_px=float(det.px[i, 1]), r_px=float(det.r_px[i]),
                                label=ident.labels[i], confidence=float(ident.confidence[i]),
                                x_m=float(det.xy[i, 0]), y_m=float(det.xy[i, 1]),
