@@ -34,7 +34,10 @@ LIT_BIN = 0.05                         # lit cloth: histogram bin of the white-l
 LIT_MIN_SHARE = 0.002                  # ... a bin of the cloth's run of t holds at least this share of samples
 LIT_MAX = 3.0                          # ... and |t| of cloth stays below this (a white ball is far beyond)
 LIT_WHITE = 0.25                       # ... and reaches at most this share of the way to white (a white ball does not)
-LIT_MODE_SHARE = 0.15                  # ... used only when this share of it lies beyond 2 CHROMA_TAN (a lit area)
+LIT_MODE_SHARE = 0.15                  # ... used only when this share of it lies beyond 2 CHROMA_TAN (a lit area), or
+                                       # between CHROMA_TAN and 2 CHROMA_TAN (a light that moves the cloth's colour
+                                       # past the foreground's angle but less than twice it: one patch of one colour;
+                                       # sheen and texture spread thin there)
 LIT_CONE_DEG = 25.0                    # a tinted light's direction: from the samples this near the cloth's colour
 
 
@@ -162,7 +165,8 @@ def _run(s: np.ndarray, chroma: np.ndarray, light: np.ndarray):
     """(lo, hi) the run of t about 0 along ``light`` (``_lit_range``). The run ends at the inner edges of
     its end bins (noise does not widen it) and at most LIT_WHITE of the way to white and CHROMA_TAN
     short of it (a white ball stays off the cloth); (0, 0) unless LIT_MODE_SHARE of the run lies
-    beyond 2 CHROMA_TAN (one colour with noise, stripes of a real cloth's texture)."""
+    beyond 2 CHROMA_TAN, or between CHROMA_TAN and 2 CHROMA_TAN (one colour with noise, stripes of a
+    real cloth's texture; a faint light moves a patch of the cloth past the foreground's angle)."""
     white = np.ones(3) / np.sqrt(3.0)
     t, perp2 = _plane_coords(s, chroma, light)
     a = s @ chroma
@@ -178,7 +182,9 @@ def _run(s: np.ndarray, chroma: np.ndarray, light: np.ndarray):
     t_lo, t_hi = (lo + 1 - nb) * LIT_BIN, (hi - nb) * LIT_BIN     # the end bins' inner edges
     t_white = (white @ light) / (white @ chroma)
     run = inplane & (t >= t_lo - LIT_BIN) & (t <= t_hi + LIT_BIN)
-    if (run & (np.abs(t) > 2 * CHROMA_TAN)).sum() < LIT_MODE_SHARE * run.sum():
+    far = np.abs(t) > 2 * CHROMA_TAN
+    near = (np.abs(t) > CHROMA_TAN) & ~far
+    if max((run & far).sum(), (run & near).sum()) < LIT_MODE_SHARE * run.sum():
         return (0.0, 0.0)
     return (float(min(0.0, t_lo)), float(max(0.0, min(t_hi, LIT_WHITE * t_white, t_white - CHROMA_TAN))))
 

@@ -161,7 +161,10 @@ RING_CLEAR = 2                         # half-resolution px: the light under hal
 FEW_EDGES = 13                         # a ball fitted to fewer outline points than this (a short arc: a halo
 FEW_FILL = 0.75                        # ring's left-over) needs its square this full of foreground
 SHORT_SPAN = 0.5                       # a second search's ball needs outline points spanning this share of its circle
-                                       # (a shorter arc fits a halo ring's arc as well as a ball's outline)
+                                       # (a shorter arc fits a halo ring's arc as well as a ball's outline) ...
+SHORT_FILL = 0.95                      # ... unless its square is this full of foreground and its body is EDGE_CHROMA_DEG
+                                       # from the cloth (or brighter than BRIGHTER times it, or darker than DARK_LINEAR
+                                       # of it): a ring's remnant is the cloth's colour with white added
 MIN_EDGES = 8                          # a ball needs at least this many consistent outline points
 SHAPE_MIN_EDGES = 20                   # a ball from shape alone (``vision.shape_candidates``) needs this many (16 let
                                        # 4-5 mm fits with 17-19 points through under the hard options) ...
@@ -575,7 +578,11 @@ class TableDetector:
         - have its own outline, fitted within RMS_MAX_SHARE of its radius (a clean frame's limit, not
           the frame's rougher one): a ball placed by its contacts (RMS NaN) or a rough fit is refused;
         - have outline points spanning at least SHORT_SPAN of its circle (``Detections.span``): a
-          shorter arc fits a halo ring's arc beside a ball as well as a ball's outline;
+          shorter arc fits a halo ring's arc beside a ball as well as a ball's outline; unless its
+          square is at least SHORT_FILL foreground (``Detections.fill``) and its body (below) is at
+          least EDGE_CHROMA_DEG from the cloth's colour or brighter or darker as below (a ring's
+          remnant is the cloth's colour with white added; a ball's arc is short where its other rays
+          ran into its neighbours);
         - have a body unlike the cloth about it in ``image`` (``body_colour`` against ``local_cloth``):
           at least EDGE_MIN_DEG from its colour (more than the cloth's texture), or brighter than
           BRIGHTER times it, or darker than DARK_LINEAR of it. Taking the light off leaves soft steps
@@ -587,8 +594,10 @@ class TableDetector:
         body = body_colour(image, det2.px, det2.r_px)
         local = local_cloth(image, det2.px, det2.r_px, cloth)[0]
         level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(local, axis=1), 1e-12)
-        unlike = (hue_angle(body, local) >= EDGE_MIN_DEG) | (level > BRIGHTER) | (level < DARK_LINEAR)
-        arc = det2.span >= SHORT_SPAN
+        ang = hue_angle(body, local)
+        far = (level > BRIGHTER) | (level < DARK_LINEAR)
+        unlike = (ang >= EDGE_MIN_DEG) | far
+        arc = (det2.span >= SHORT_SPAN) | ((det2.fill >= SHORT_FILL) & ((ang >= EDGE_CHROMA_DEG) | far))
         kept = np.zeros(len(det2), bool)
         taken = list(det.xy)
         for i in np.argsort(-det2.n_edges, kind="stable"):
@@ -740,9 +749,8 @@ class TableDetector:
             last = it == len(SEARCH_WIDTHS) - 1
             xy0, rho0 = xy, rho
             xy, rho, rms, tw = fit_spheres(origin, rays, valid, xy0, R, rho0, px_per_m, iters=3 if it == 0 else 6)
-            whole = (tw > 0.5).sum(axis=1) >= WHOLE_SHARE * N_RAYS
             if last:         # a partial outline cannot tell rho from the centre: the frame's rho, or R
-                prior = np.median(rho[whole]) if whole.sum() >= rho_min else R
+                prior = frame_rho(rho, (tw > 0.5).sum(axis=1) >= WHOLE_SHARE * N_RAYS, R, rho_min)
                 xy, rho, rms, tw = fit_spheres(origin, rays, valid, xy0, R, rho0, px_per_m, iters=6,
                                                rho_prior=prior, prior_weight=RHO_PRIOR_RAYS)
             n = (tw > 0.5).sum(axis=1)
@@ -784,6 +792,16 @@ class TableDetector:
                          cloth_v=cloth_v, added=added, span=np.where(placed, 0.0, arc_span(tw > 0.5)))
         det = det.take(good)
         return _dedupe(det, det.xy, R)
+
+
+def frame_rho(rho: np.ndarray, whole: np.ndarray, R: float, min_count: int) -> float:
+    """The prior [m] for the effective radius of a frame's balls (``fit_spheres``' rho_prior): the median
+    of the fitted rho (M,) [m] of the balls that show their whole outline (``whole`` (M,) bool) and
+    whose rho is within RHO_TOLERANCE of R (a ball that would pass as one: an outline found inside a
+    ball, a white ball's shaded limb taken for lit cloth, says nothing of the others'), where at least
+    ``min_count`` are; else R."""
+    ok = whole & (np.abs(rho / R - 1) < RHO_TOLERANCE)
+    return float(np.median(rho[ok])) if ok.sum() >= min_count else float(R)
 
 
 def place_by_contacts(xy: np.ndarray, good: np.ndarray, start: np.ndarray, R: float,

@@ -284,13 +284,14 @@ def test_a_second_searchs_ball_is_added_only_with_an_outline_and_a_body_of_its_o
     """``TableDetector.added_kept`` (the second search under halo rings): of two balls found in a clean
     frame, the second is added to a first search that found only the first; the same ball is
     refused when it was placed by its contacts (RMS NaN: a NaN must fail the RMS test, it passed
-    ``not rms > limit`` before), when its outline points span only a quarter of its circle, when it
-    sits on bare cloth (its body is cloth), and when it overlaps the first search's ball."""
+    ``not rms > limit`` before), when its outline points span only a quarter of its circle and its
+    square is not full, when it sits on bare cloth (its body is cloth), and when it overlaps the first
+    search's ball."""
     import cv2
 
     from planner.state import TableState
     from vision.cloth import fit_cloth
-    from vision.detect import SHORT_SPAN
+    from vision.detect import SHORT_FILL, SHORT_SPAN
     sc, _ = synthetic_camera
     d = vision.detector
     st = TableState([3, 11], [[0.4, 0.9], [0.9, 1.7]])
@@ -311,6 +312,7 @@ def test_a_second_searchs_ball_is_added_only_with_an_outline_and_a_body_of_its_o
     assert not kept(placed)
     arc = both.take(np.array([1]))
     arc.span[:] = 0.25
+    arc.fill[:] = SHORT_FILL - 0.1          # a short arc whose square is not full: a ring's arc
     assert not kept(arc)
     bare = both.take(np.array([1]))             # the same fit moved 0.3 m along the table: cloth inside
     bare.xy[:] += (0.0, -0.3)
@@ -320,6 +322,30 @@ def test_a_second_searchs_ball_is_added_only_with_an_outline_and_a_body_of_its_o
     over.xy[:] = first.xy + (2 * sc.R - 0.006, 0.0)
     assert not kept(over)
 
+
+
+def test_a_short_arc_on_a_full_square_of_a_balls_colour_is_added(synthetic_camera, vision):
+    """``added_kept``: a second search's ball whose outline points span only a quarter of its circle (its
+    other rays ran into neighbours or a ring's remnant) is added where its square is full of foreground
+    (SHORT_FILL) and its body is a ball's colour (ball 11, red, on green: far beyond EDGE_CHROMA_DEG
+    from the cloth); the same arc on bare cloth is refused (its body is the cloth's)."""
+    from vision.cloth import fit_cloth
+    from vision.detect import SHORT_FILL, SHORT_SPAN
+    sc, _ = synthetic_camera
+    d = vision.detector
+    frame = sc.render(TableState([3, 11], [[0.4, 0.9], [0.9, 1.7]]), np.random.default_rng(2))
+    both, _ = vision.detect(frame.image)
+    u0, v0, u1, v1 = d.crop
+    half = cv2.resize(frame.image[v0:v1, u0:u1], d.half_size, interpolation=cv2.INTER_AREA)
+    model = fit_cloth(half[d.sample_v, d.sample_u], d.sample_u, d.sample_v, d.scale, True)
+    first, arc = both.take(np.array([0])), both.take(np.array([1]))
+    arc.span[:] = 0.25
+    arc.fill[:] = 1.0
+    assert arc.span[0] < SHORT_SPAN and arc.fill[0] >= SHORT_FILL
+    assert d.added_kept(first, arc, frame.image, model)[0]
+    arc.xy[:] += (0.0, -0.3)                   # the same fit 0.3 m along the table: cloth inside
+    arc.px[:] = table_to_pixels(sc.cam, np.array([[*arc.xy[0], sc.R]]))
+    assert not d.added_kept(first, arc, frame.image, model)[0]
 
 def test_a_projectors_soft_edge_is_taken_off_the_cloth_exactly(synthetic_camera, vision):
     """Where the renderer's lit ellipse fades out (its light falls linearly, so it bends at the
@@ -530,3 +556,17 @@ def test_wide_refine_finds_a_jpeg_colour_outline():
     for im in (image, _jpeg(image, 60)):
         assert _outline_offsets(im, centres, r, cloth, 1.0).size >= 48
         assert np.array_equal(_outline_offsets(im, centres, r, cloth, 1.0), _outline_offsets(im, centres, r, cloth, 2.0))
+
+
+def test_the_frames_rho_prior_is_read_from_whole_balls_that_pass_as_balls():
+    """``frame_rho``: the median rho of the whole balls within RHO_TOLERANCE of R; a whole ball fitted
+    further off (its outline found inside it: on the hard set's seed-5 rack frame the cue ball, the one
+    whole ball, at 0.81 R held the rack's other balls there, past the tolerance) is left out; with
+    fewer than min_count such balls, R."""
+    from vision.detect import RHO_TOLERANCE, frame_rho
+    R = 0.028575
+    rho = R * np.array([0.81, 0.80, 0.82, 1.02, 0.98, 1.01, 0.60])
+    whole = np.array([True, True, True, True, True, True, False])
+    assert abs(0.80 - 1) > RHO_TOLERANCE                          # premise: those three fail as balls
+    assert frame_rho(rho, whole, R, 3) == np.median(R * np.array([1.02, 0.98, 1.01]))
+    assert frame_rho(rho, whole, R, 4) == R
