@@ -37,12 +37,13 @@ import numpy as np
 
 from vision.candidates import candidates, distinct
 from vision.cloth import FOREGROUND, classify, fit_cloth, hole_mask, unlike_cloth
+from vision.detect import LINE_REACH as RING_REACH
 from vision.detect import Detections, _empty, near_neighbours
 from vision.fits import fit_circles
 from vision.intruders import clear_of_intruders, reach_in_band
 from vision.play_area import play_area
 from vision.steps import N_RAYS, SmoothedNear, ray_directions, step_points
-from vision.thin_lines import remove_thin_lines
+from vision.thin_lines import remove_thin_lines, take_line_edges
 
 SEARCH_WIDTHS = (6.0, 3.0, 2.0)   # px either side of the circle, per pass
 SMOOTH_SIGMA = 1.0                 # px, Gaussian smoothing before the colour derivative
@@ -61,6 +62,10 @@ ROUND_RMS = 0.5                    # px: a fit this round needs only ...
 ROUND_SHARE = 0.25                 # ... this share unlike cloth (a green ball on green cloth)
 GRID_CELLS = 40                    # cloth samples along the image's shorter side
 LINE_REACH = 0.35                  # ball radii: thin lines of added light (halo rings) this far across go
+RINGED = 80                        # half-resolution pixels on such lines inside the play area: a frame with halo
+                                   # rings (rendered without: <= 42, real dev frames <= 29; with: >= 117) ...
+                                   # ... whose lines are then taken out as the registered detector takes them
+                                   # (eight directions, its reach RING_REACH, their soft edges too)
 
 
 def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
@@ -77,18 +82,15 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
         raise ValueError(f"--radius-px must be at least 3 pixels, got {radius_px}")
     h, w = image.shape[:2]
     hw, hh = w // 2, h // 2
-    half = cv2.resize(image[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_AREA)
+    shot = cv2.resize(image[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_AREA)
     r_half = radius_px / 2
-    half, lined = remove_thin_lines(half, max(1, int(round(LINE_REACH * r_half))))
-    step = max(2, int(min(hw, hh) / GRID_CELLS))
-    sv, su = np.mgrid[step // 2:hh:step, step // 2:hw:step]
-    su, sv = su.ravel(), sv.ravel()
-    scale = 1.0 / max(hw, hh)
-    cu, cv_ = np.meshgrid(np.arange(0, hw, 8) + 3.5, np.arange(0, hh, 8) + 3.5)
-    model = fit_cloth(half[sv, su], su, sv, scale)
-    bright = cv2.resize(model.brightness(cu, cv_).astype(np.float32), (hw, hh), interpolation=cv2.INTER_LINEAR)
-    classes = classify(half, model, bright)
-    region = play_area(classes)
+    reach = LINE_REACH
+    half, lined = remove_thin_lines(shot, max(1, int(round(reach * r_half))))
+    model, bright, classes, region = _cloth_stages(half)
+    if np.count_nonzero(lined & (region > 0)) >= RINGED:     # a projector's halo rings: out as in vision.detect
+        reach = RING_REACH
+        half, lined = take_line_edges(shot, *remove_thin_lines(shot, max(1, int(round(reach * r_half))), fine=True))
+        model, bright, classes, region = _cloth_stages(half)
     hole = hole_mask(classes, r_half)
     allowed = (region > 0) & ~hole
     fg = (classes & FOREGROUND) * region * np.uint8(255 // FOREGROUND)
@@ -99,7 +101,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
         return _empty()
     c = np.stack([2 * cand[:, 0] + 0.5, 2 * cand[:, 1] + 0.5], axis=1)
     lined &= region > 0
-    clean = remove_thin_lines(image, max(1, int(round(LINE_REACH * radius_px))), lined)[0] if lined.any() else image
+    clean = remove_thin_lines(image, max(1, int(round(reach * radius_px))), lined)[0] if lined.any() else image
     k = 2 * int(round(RIM * r_half)) + 1
     rim = cv2.dilate(hole.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
     idx, c, r, rms, n = fit_outlines(clean, c, float(radius_px),
@@ -111,6 +113,20 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     # no fit on a hand or an arm: foreground off the pockets and their rims that came in over the rail
     return det.take(clear_of_intruders((fg > 0) & ~rim, reach_in_band(region > 0, hole, r_half),
                                        (c - 0.5) / 2, r / 2, n / N_RAYS, rms))
+
+
+def _cloth_stages(half: np.ndarray):
+    """Stages 1 and 2 on a half-resolution BGR frame (h, w, 3): (the cloth model, its lit
+    brightness (h, w) float32, ``classify``'s classes (h, w), the play area (h, w) uint8)."""
+    hh, hw = half.shape[:2]
+    step = max(2, int(min(hw, hh) / GRID_CELLS))
+    sv, su = np.mgrid[step // 2:hh:step, step // 2:hw:step]
+    su, sv = su.ravel(), sv.ravel()
+    cu, cv_ = np.meshgrid(np.arange(0, hw, 8) + 3.5, np.arange(0, hh, 8) + 3.5)
+    model = fit_cloth(half[sv, su], su, sv, 1.0 / max(hw, hh))
+    bright = cv2.resize(model.brightness(cu, cv_).astype(np.float32), (hw, hh), interpolation=cv2.INTER_LINEAR)
+    classes = classify(half, model, bright)
+    return model, bright, classes, play_area(classes)
 
 
 def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, cloth: np.ndarray):
