@@ -5,7 +5,10 @@ in the image instead (the reason for each is in docs/vision.md):
 
 0. ``remove_thin_lines`` (``vision.thin_lines``): thin lines of added light (a projector's halo
    rings) give way to the surface under them, at half resolution for the stages 1-4 and, round
-   the pixels changed there inside the play area, at full resolution for the outline points;
+   the pixels changed there inside the play area, at full resolution for the outline points; a
+   frame with RINGED such pixels inside the play area has halo rings, and its lines are taken out
+   again as the registered detector takes them (``vision.detect``'s reach, eight directions,
+   ``take_line_edges``), stages 1-2 then run on that;
 1. ``fit_cloth`` on a sparse grid of the whole image (the cloth is the dominant colour), and
    ``classify`` every half-resolution pixel: cloth, foreground, dark;
 2. ``play_area`` (``vision.play_area``): the quadrilateral of the four rail lines, fitted to the
