@@ -5,10 +5,7 @@ in the image instead (the reason for each is in docs/vision.md):
 
 0. ``remove_thin_lines`` (``vision.thin_lines``): thin lines of added light (a projector's halo
    rings) give way to the surface under them, at half resolution for the stages 1-4 and, round
-   the pixels changed there inside the play area, at full resolution for the outline points; a
-   frame with RINGED such pixels inside the play area has halo rings, and its lines are taken out
-   again as the registered detector takes them (``vision.detect``'s reach, eight directions,
-   ``take_line_edges``), stages 1-2 then run on that;
+   the pixels changed there inside the play area, at full resolution for the outline points;
 1. ``fit_cloth`` on a sparse grid of the whole image (the cloth is the dominant colour), and
    ``classify`` every half-resolution pixel: cloth, foreground, dark;
 2. ``play_area`` (``vision.play_area``): the quadrilateral of the four rail lines, fitted to the
@@ -40,13 +37,12 @@ import numpy as np
 
 from vision.candidates import candidates, distinct
 from vision.cloth import FOREGROUND, classify, fit_cloth, hole_mask, unlike_cloth
-from vision.detect import LINE_REACH as RING_REACH
 from vision.detect import Detections, _empty, near_neighbours
 from vision.fits import fit_circles
 from vision.intruders import clear_of_intruders, reach_in_band
 from vision.play_area import play_area
 from vision.steps import N_RAYS, SmoothedNear, ray_directions, step_points
-from vision.thin_lines import remove_thin_lines, take_line_edges
+from vision.thin_lines import remove_thin_lines
 
 SEARCH_WIDTHS = (6.0, 3.0, 2.0)   # px either side of the circle, per pass
 SMOOTH_SIGMA = 1.0                 # px, Gaussian smoothing before the colour derivative
@@ -65,10 +61,6 @@ ROUND_RMS = 0.5                    # px: a fit this round needs only ...
 ROUND_SHARE = 0.25                 # ... this share unlike cloth (a green ball on green cloth)
 GRID_CELLS = 40                    # cloth samples along the image's shorter side
 LINE_REACH = 0.35                  # ball radii: thin lines of added light (halo rings) this far across go
-RINGED = 80                        # half-resolution pixels on such lines inside the play area: a frame with halo
-                                   # rings (rendered without: <= 42, real dev frames <= 29; with: >= 117) ...
-                                   # ... whose lines are then taken out as the registered detector takes them
-                                   # (eight directions, its reach RING_REACH, their soft edges too)
 
 
 def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
@@ -87,13 +79,8 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     hw, hh = w // 2, h // 2
     shot = cv2.resize(image[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_AREA)
     r_half = radius_px / 2
-    reach = LINE_REACH
-    half, lined = remove_thin_lines(shot, max(1, int(round(reach * r_half))))
+    half, lined = remove_thin_lines(shot, max(1, int(round(LINE_REACH * r_half))))
     model, bright, classes, region = _cloth_stages(half)
-    if np.count_nonzero(lined & (region > 0)) >= RINGED:     # a projector's halo rings: out as in vision.detect
-        reach = RING_REACH
-        half, lined = take_line_edges(shot, *remove_thin_lines(shot, max(1, int(round(reach * r_half))), fine=True))
-        model, bright, classes, region = _cloth_stages(half)
     hole = hole_mask(classes, r_half)
     allowed = (region > 0) & ~hole
     fg = (classes & FOREGROUND) * region * np.uint8(255 // FOREGROUND)
@@ -104,7 +91,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
         return _empty()
     c = np.stack([2 * cand[:, 0] + 0.5, 2 * cand[:, 1] + 0.5], axis=1)
     lined &= region > 0
-    clean = remove_thin_lines(image, max(1, int(round(reach * radius_px))), lined)[0] if lined.any() else image
+    clean = remove_thin_lines(image, max(1, int(round(LINE_REACH * radius_px))), lined)[0] if lined.any() else image
     k = 2 * int(round(RIM * r_half)) + 1
     rim = cv2.dilate(hole.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
     idx, c, r, rms, n = fit_outlines(clean, c, float(radius_px),

@@ -18,8 +18,8 @@ runs between two of the four directions (22.5 degrees off), they land 0.38 ``rea
 centre line, off a line narrower than that, and the pixel is taken for a spot; eight directions
 (every 22.5 degrees) halve the worst case to 0.2 ``reach``. The registered detector's half-resolution
 pass uses eight (``vision.detect``: rendered halo frames 97.5 -> 98.3 % found, the hard condition
-66.8 % and a false ball -> 71.4 %, none); pixel-only mode keeps four (eight lost a ball and added one on the real halo frames) except on
-frames with many line pixels in the play area, which it reads as the registered detector does.
+66.8 % and a false ball -> 71.4 %, none); pixel-only mode keeps four (eight lost a ball and added one on the real halo frames; so did the
+registered detector's whole line stage on frames with many line pixels, docs/vision.md).
 
 A line's edges are soft (a camera's blur): the pixels just beside the replaced core add less than
 MIN_GAIN and stay as two faint lines, which the outline search can still take for arcs of a ball.

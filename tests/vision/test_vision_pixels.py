@@ -294,20 +294,3 @@ def test_smoothing_only_near_the_search_lines_equals_smoothing_the_whole_frame()
                 & (vv >= np.floor(v - reach)) & (vv <= np.floor(v + reach) + 1)
         assert np.array_equal(out[read], full[read])
 
-
-def test_pixel_only_takes_a_projectors_halo_rings_out_as_the_registered_detector_does(synthetic_camera):
-    """Rendered frames with halo rings round half the balls (the 'halo' condition, seed 5; a rack
-    first): the rings' arcs, across racks and pocket holes, fit circles of a ball's size; taken
-    out as the registered detector takes them (eight directions, its reach, their soft edges) no
-    circle is left on them: no false ball (4 with four directions at 0.35 radii alone), and at
-    least 90 % of the balls (rings cross the racks) found within a radius of the renderer's centres."""
-    from vision.bench import _radius_range
-    from vision.render_domain import condition_frames
-    sc, _ = synthetic_camera
-    radius = float(np.median(_radius_range(sc.cam, sc.table, sc.R)))
-    balls = found = false = 0
-    for f in condition_frames(sc, "halo", 6, 5):
-        px = detect_in_pixels(f.image, radius).px
-        r, c = match(f.truth.centre_px, px, radius)
-        balls, found, false = balls + len(f.truth.centre_px), found + r.size, false + len(px) - c.size
-    assert false == 0 and found >= 0.9 * balls
