@@ -153,18 +153,20 @@ def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
         n = (tw > 0.5).sum(axis=1)
         n_strong = ((tw > 0.5) & (strength >= MIN_STEP)).sum(axis=1)
         alive = (n >= MIN_ALIVE) & (np.linalg.norm(c - start, axis=1) < radius_px)
+        share = np.ones(c.shape[0])
         if i:                             # (the first pass's circles may still be off their balls)
-            share = unlike(c[alive], np.clip(r[alive], r_lo, r_hi))
-            alive[alive] = share >= np.where(rms[alive] < ROUND_RMS, ROUND_SHARE, UNLIKE_SHARE)
+            share[alive] = unlike(c[alive], np.clip(r[alive], r_lo, r_hi))
+            alive[alive] = share[alive] >= np.where(rms[alive] < ROUND_RMS, ROUND_SHARE, UNLIKE_SHARE)
         sized = (r > r_lo) & (r < r_hi)   # a fit of a ball's size before one that is not (a halo ring)
-        keep = distinct(c[alive], (n + sized * N_RAYS)[alive], radius_px)
+        support = n * share               # outline points, times the share of the inside that is ball
+        keep = distinct(c[alive], (support + sized * N_RAYS)[alive], radius_px)
         keep = np.flatnonzero(alive)[keep]
         idx, c, r, rms, n, start, sized = idx[keep], c[keep], r[keep], rms[keep], n[keep], start[keep], sized[keep]
-        n_strong = n_strong[keep]
+        n_strong, support = n_strong[keep], support[keep]
         # a fit too big for a ball (a halo ring) is held at the largest ball size, so it claims no
         # neighbour's edges; one too small (a number disc's edge on a ball of the cloth's colour)
         # starts again at the ball's size, so the next, narrower band lies on the outline
         r = np.where(r < r_lo, radius_px, np.minimum(r, r_hi))
     good = np.flatnonzero(sized & (n >= MIN_POINTS) & (rms < np.where(n_strong >= MIN_POINTS, RMS_MAX, WEAK_RMS)))
-    good = good[distinct(c[good], n[good], APART * radius_px)]   # balls do not overlap
+    good = good[distinct(c[good], support[good], APART * radius_px)]   # balls do not overlap
     return idx[good], c[good], r[good], rms[good], n[good]

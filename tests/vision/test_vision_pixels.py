@@ -294,3 +294,20 @@ def test_smoothing_only_near_the_search_lines_equals_smoothing_the_whole_frame()
                 & (vv >= np.floor(v - reach)) & (vv <= np.floor(v + reach) + 1)
         assert np.array_equal(out[read], full[read])
 
+
+
+def test_of_two_overlapping_fits_the_one_whose_inside_is_ball_stays(synthetic_camera):
+    """Rendered halo frames (the 'halo' condition's fourth frame of the sets drawn from seeds 5 and
+    7): a circle fitted across a halo ring and half a ball can gather more outline points than the
+    ball's own fit, which it then blocks; weighed by the share of its inside unlike cloth it loses
+    to the ball. Every ball of both frames is found within a radius of the renderer's centre, and
+    no other circle is reported (before: one ball of each frame lost, a circle beside it)."""
+    from vision.bench import _radius_range
+    from vision.render_domain import condition_frames
+    sc, _ = synthetic_camera
+    radius = float(np.median(_radius_range(sc.cam, sc.table, sc.R)))
+    for seed in (5, 7):
+        f = condition_frames(sc, "halo", 4, seed)[3]
+        px = detect_in_pixels(f.image, radius).px
+        r, c = match(f.truth.centre_px, px, radius)
+        assert r.size == len(f.truth.centre_px) and c.size == len(px)
