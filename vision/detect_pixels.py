@@ -12,13 +12,20 @@ in the image instead (the reason for each is in docs/vision.md):
    outline of the largest cloth-coloured region and squared up (it takes in the jaws and the
    balls in them, and leaves out the rails with their diamonds and markers);
 3. ``hole_mask``: dark regions at least a ball wide (pocket holes), where no centre can be;
+   on a frame without halo rings (fewer than RINGED line pixels in the play area): where the
+   commonest cloth colour is a projector's lit one (its lit wedge runs away from white), the
+   light is fitted over the play area and taken off (``vision.cloth.added_light_field``, as in
+   the registered mode) before stage 1's classes are made again, and off the full frame about
+   the candidates; on a grey cloth (no lit wedge) pixels over GREY_BRIGHTER times its lit surface
+   (``vision.cloth.lit_surface``) are foreground too (a white ball has a grey cloth's colour);
 4. ``candidates`` (``vision.candidates``): radial-symmetry peaks in foreground (one radius);
 5. ``fit_outlines``: outline points at the strongest colour step along 48 normals
    (``vision.steps``), three passes narrowing the band (SEARCH_WIDTHS), a robust circle fit
    after each (``fit_circles``); only fits still taken for balls stop their neighbours' normals;
    the narrower passes about a fitted circle take weaker steps (WEAK_STEP: the low-contrast
    outline of a ball of the cloth's hue, a green ball on green cloth);
-6. acceptance: enough consistent outline points, a small residual (smaller, WEAK_RMS, when fewer
+6. acceptance: enough consistent outline points (or, for a ball hemmed in by balls, most of
+   the search lines they left it: HEMMED_SHARE), a small residual (smaller, WEAK_RMS, when fewer
    than MIN_POINTS of them are steps of MIN_STEP), a radius near the expected one,
    an inside that is mostly not cloth (``unlike_cloth``; less of it for a very round fit, a ball
    of the cloth's hue; with a pocket's rim and liner, RIM radii
@@ -36,8 +43,18 @@ import cv2
 import numpy as np
 
 from vision.candidates import candidates, distinct
-from vision.cloth import FOREGROUND, classify, fit_cloth, hole_mask, unlike_cloth
-from vision.detect import Detections, _empty, near_neighbours
+from vision.cloth import (
+    FOREGROUND,
+    added_light_field,
+    classify,
+    fit_cloth,
+    grey_cloth,
+    hole_mask,
+    lit_surface,
+    take_off_light,
+    unlike_cloth,
+)
+from vision.detect import GREY_BRIGHTER, Detections, _empty, near_neighbours
 from vision.fits import fit_circles
 from vision.intruders import clear_of_intruders, reach_in_band
 from vision.play_area import play_area
@@ -53,6 +70,9 @@ WEAK_RMS = 0.85                    # px, residual RMS limit of a ball with fewer
 RADIUS_TOLERANCE = 0.3             # a fitted radius within this share of the given one
 MIN_POINTS = 12                    # consistent outline points a ball needs (of 48)
 MIN_ALIVE = 6                      # ... and a fit needs after each pass to stay a candidate
+HEMMED_SHARE = 0.75                # ... or, with at least MIN_ALIVE, this share of its search lines that no ball
+                                   # taken stopped (rendered rack-centre balls: 0.7-1.0 of 7-17 free lines; fits
+                                   # off balls: at most 0.38 of 23-48)
 APART = 1.5                        # accepted balls' centres at least this many radii apart (no overlap)
 RIM = 0.5                          # a pocket's rim and liner: within this many radii of its hole
 RMS_MAX = 1.25                     # px, circle-fit residual RMS of a ball
@@ -61,6 +81,10 @@ ROUND_RMS = 0.5                    # px: a fit this round needs only ...
 ROUND_SHARE = 0.25                 # ... this share unlike cloth (a green ball on green cloth)
 GRID_CELLS = 40                    # cloth samples along the image's shorter side
 LINE_REACH = 0.35                  # ball radii: thin lines of added light (halo rings) this far across go
+RINGED = 80                        # half-resolution pixels on thin lines inside the play area: a frame with halo
+                                   # rings (rendered without: <= 42, real dev frames <= 29; with: >= 117)
+UNLIT_REACH = 3.0                  # ball radii about each candidate where a projector's light is taken off the frame
+                                   # (a fit moves at most a radius; its band reaches 1.3 radii + 6 px beyond)
 
 
 def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
@@ -82,6 +106,18 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     half, lined = remove_thin_lines(shot, max(1, int(round(LINE_REACH * r_half))))
     model, bright, classes, region = _cloth_stages(half)
     hole = hole_mask(classes, r_half)
+    light = None
+    ringed = np.count_nonzero(lined & (region > 0)) >= RINGED
+    if model.lit[0] < 0 and not ringed:                      # a projector's light over most of the cloth: off
+        unlit = _unlit(half, (region > 0) & ~hole, r_half)
+        if unlit is not None:
+            half, model, bright, light = unlit
+            classes = classify(half, model, bright)
+            hole = hole_mask(classes, r_half)
+    if grey_cloth(model) and model.lit == (0.0, 0.0) and not ringed:   # a grey cloth: a white ball is brighter
+        bright = lit_surface(half, model, bright, (region > 0) & ~hole, r_half)
+        classes = classify(half, model, bright, brighter=GREY_BRIGHTER)
+        hole = hole_mask(classes, r_half)
     allowed = (region > 0) & ~hole
     fg = (classes & FOREGROUND) * region * np.uint8(255 // FOREGROUND)
     box = max(3, int(round(1.25 * r_half)) | 1)
@@ -90,6 +126,11 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     if cand.shape[0] == 0:
         return _empty()
     c = np.stack([2 * cand[:, 0] + 0.5, 2 * cand[:, 1] + 0.5], axis=1)
+    if light is not None:                                    # ... and off the frame about the candidates
+        near = np.zeros(half.shape[:2], np.uint8)
+        near[cand[:, 1].astype(np.intp), cand[:, 0].astype(np.intp)] = 1
+        k = 2 * int(np.ceil(UNLIT_REACH * r_half)) + 1
+        image = take_off_light(image, light, (0, 0), 2, cv2.dilate(near, np.ones((k, k), np.uint8)) > 0)
     lined &= region > 0
     clean = remove_thin_lines(image, max(1, int(round(LINE_REACH * radius_px))), lined)[0] if lined.any() else image
     k = 2 * int(round(RIM * r_half)) + 1
@@ -108,15 +149,41 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
 def _cloth_stages(half: np.ndarray):
     """Stages 1 and 2 on a half-resolution BGR frame (h, w, 3): (the cloth model, its lit
     brightness (h, w) float32, ``classify``'s classes (h, w), the play area (h, w) uint8)."""
+    model, bright = _cloth_model(half)
+    classes = classify(half, model, bright)
+    return model, bright, classes, play_area(classes)
+
+
+def _unlit(half: np.ndarray, table: np.ndarray, r_half: float):
+    """(the half-resolution BGR frame (h, w, 3) with the light a projector adds across the cloth taken
+    off, its cloth model and lit brightness (h, w), fitted to its samples on ``table``, and the light
+    taken off, ``vision.cloth.AddedLight``), or None where too little cloth is seen. The light is
+    fitted (``added_light_field``) to the cloth cells of ``table`` (h, w) bool (the play area off the
+    pocket holes) under a cloth model of those samples (its lit wedge may then take a tinted
+    light's direction from them); r_half: the ball radius [px]."""
+    try:
+        light = added_light_field(half, *_cloth_model(half, table), table, r_half)
+        half = take_off_light(half, light)
+        return (half, *_cloth_model(half, table), light)
+    except ValueError:
+        return None
+
+
+def _cloth_model(half: np.ndarray, table: np.ndarray | None = None):
+    """(the cloth model, its lit brightness (h, w) float32) of a half-resolution BGR frame (h, w, 3)
+    from a sparse grid of its pixels, those on ``table`` (h, w) bool only where given (then a
+    tinted light's lit wedge may be taken from the samples, ``fit_cloth``). Raises ValueError
+    (``fit_cloth``) where no cloth colour is found."""
     hh, hw = half.shape[:2]
     step = max(2, int(min(hw, hh) / GRID_CELLS))
     sv, su = np.mgrid[step // 2:hh:step, step // 2:hw:step]
     su, sv = su.ravel(), sv.ravel()
+    if table is not None:
+        on = table[sv, su]
+        su, sv = su[on], sv[on]
     cu, cv_ = np.meshgrid(np.arange(0, hw, 8) + 3.5, np.arange(0, hh, 8) + 3.5)
-    model = fit_cloth(half[sv, su], su, sv, 1.0 / max(hw, hh))
-    bright = cv2.resize(model.brightness(cu, cv_).astype(np.float32), (hw, hh), interpolation=cv2.INTER_LINEAR)
-    classes = classify(half, model, bright)
-    return model, bright, classes, play_area(classes)
+    model = fit_cloth(half[sv, su], su, sv, 1.0 / max(hw, hh), table is not None)
+    return model, cv2.resize(model.brightness(cu, cv_).astype(np.float32), (hw, hh), interpolation=cv2.INTER_LINEAR)
 
 
 def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, cloth: np.ndarray):
@@ -135,7 +202,9 @@ def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
     held at the largest ball size.
     Returns (idx (K,) the candidates accepted, their centres (K, 2), radii (K,), fit RMS (K,) [px],
     points used (K,)): at least MIN_POINTS points, RMS below RMS_MAX (below WEAK_RMS unless
-    MIN_POINTS of the points are steps of MIN_STEP: a ragged weak outline is no ball), radius within
+    MIN_POINTS of the points are steps of MIN_STEP: a ragged weak outline is no ball), where a fit's
+    neighbours stopped most of its search lines (a rack's inner ball) HEMMED_SHARE of its free lines
+    (at least MIN_ALIVE) in place of MIN_POINTS in both, radius within
     RADIUS_TOLERANCE of radius_px, and of two closer than APART radii (balls do not overlap: a
     circle on a projector's halo ring beside a ball) the one with more points."""
     dirs = ray_directions()
@@ -148,10 +217,12 @@ def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
         pts, strength = step_points(smooth.about(c, r.max(initial=0.0) + half_width), c, r, half_width, cloth,
                                     SHADE_WEIGHT)
         circle = c[:, None, :] + r[:, None, None] * dirs[None]
-        valid = (strength >= (WEAK_STEP if i else MIN_STEP)) & ~near_neighbours(circle, c, r, 1.0, dirs[None])
+        free = ~near_neighbours(circle, c, r, 1.0, dirs[None])
+        valid = (strength >= (WEAK_STEP if i else MIN_STEP)) & free
         c, r, rms, tw = fit_circles(pts, valid, c, r)
         n = (tw > 0.5).sum(axis=1)
         n_strong = ((tw > 0.5) & (strength >= MIN_STEP)).sum(axis=1)
+        n_free = free.sum(axis=1)
         alive = (n >= MIN_ALIVE) & (np.linalg.norm(c - start, axis=1) < radius_px)
         share = np.ones(c.shape[0])
         if i:                             # (the first pass's circles may still be off their balls)
@@ -162,11 +233,14 @@ def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
         keep = distinct(c[alive], (support + sized * N_RAYS)[alive], radius_px)
         keep = np.flatnonzero(alive)[keep]
         idx, c, r, rms, n, start, sized = idx[keep], c[keep], r[keep], rms[keep], n[keep], start[keep], sized[keep]
-        n_strong, support = n_strong[keep], support[keep]
+        n_strong, support, n_free = n_strong[keep], support[keep], n_free[keep]
         # a fit too big for a ball (a halo ring) is held at the largest ball size, so it claims no
         # neighbour's edges; one too small (a number disc's edge on a ball of the cloth's colour)
         # starts again at the ball's size, so the next, narrower band lies on the outline
         r = np.where(r < r_lo, radius_px, np.minimum(r, r_hi))
-    good = np.flatnonzero(sized & (n >= MIN_POINTS) & (rms < np.where(n_strong >= MIN_POINTS, RMS_MAX, WEAK_RMS)))
+    # a ball hemmed in by balls (a rack's inner ball) shows its outline only between them: most of its free lines
+    def enough(k):
+        return (k >= MIN_POINTS) | ((k >= MIN_ALIVE) & (k >= HEMMED_SHARE * n_free))
+    good = np.flatnonzero(sized & enough(n) & (rms < np.where(enough(n_strong), RMS_MAX, WEAK_RMS)))
     good = good[distinct(c[good], support[good], APART * radius_px)]   # balls do not overlap
     return idx[good], c[good], r[good], rms[good], n[good]
