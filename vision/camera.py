@@ -184,11 +184,20 @@ def silhouette_circles(cam: CameraModel, centres, radius, n: int = 32) -> np.nda
     e1 /= np.linalg.norm(e1, axis=1, keepdims=True)
     e2 = np.stack([a[:, 1] * e1[:, 2] - a[:, 2] * e1[:, 1], a[:, 2] * e1[:, 0] - a[:, 0] * e1[:, 2],
                    a[:, 0] * e1[:, 1] - a[:, 1] * e1[:, 0]], axis=1)        # a x e1
-    t = np.linspace(0.0, 2 * np.pi, n, endpoint=False)
+    cos, sin = _circle_trig(int(n))
     rho = radius * np.sqrt(1.0 - (radius / D) ** 2)              # (M, 1) radius of the contact circle
     base = P - a * (radius ** 2 / D)                               # centre of the contact circle
-    return base[:, None, :] + rho[:, :, None] * (np.cos(t)[None, :, None] * e1[:, None, :]
-                                                 + np.sin(t)[None, :, None] * e2[:, None, :])
+    return base[:, None, :] + rho[:, :, None] * (cos * e1[:, None, :] + sin * e2[:, None, :])
+
+
+@functools.lru_cache(maxsize=8)
+def _circle_trig(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(cos t, sin t), each (1, n, 1) read-only, of n angles t evenly spaced over a turn from 0."""
+    t = np.linspace(0.0, 2 * np.pi, n, endpoint=False)
+    cos, sin = np.cos(t)[None, :, None], np.sin(t)[None, :, None]
+    cos.setflags(write=False)
+    sin.setflags(write=False)
+    return cos, sin
 
 
 def sphere_silhouettes(cam: CameraModel, centres, radius, n: int = 32) -> np.ndarray:

@@ -59,6 +59,7 @@ Stages, each a function over arrays:
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, fields
 
 import cv2
@@ -229,13 +230,32 @@ class Detections:
 
 # ---- 4. outline points ----------------------------------------------------------------------
 def outline_normals(outline: np.ndarray) -> np.ndarray:
-    """Unit outward normals (M, N, 2) of closed outlines (M, N, 2) listed in either direction."""
-    t = np.roll(outline, -1, axis=1) - np.roll(outline, 1, axis=1)
-    n = np.stack([t[..., 1], -t[..., 0]], axis=-1)
-    n /= np.linalg.norm(n, axis=-1, keepdims=True)
-    centre = outline.mean(axis=1, keepdims=True)
-    flip = np.sum(n * (outline - centre), axis=-1, keepdims=True) < 0
-    return np.where(flip, -n, n)
+    """Unit outward normals (M, N, 2) of closed outlines (M, N, 2) listed in either direction: the
+    central difference of the neighbours turned a quarter, pointing away from the outline's mean."""
+    return _outline_normals(np.ascontiguousarray(outline, np.float64))
+
+
+@njit(cache=True)
+def _outline_normals(outline):
+    """``outline_normals`` of (M, N, 2) float64 outlines."""
+    M, N = outline.shape[0], outline.shape[1]
+    out = np.empty((M, N, 2))
+    for m in range(M):
+        cx, cy = 0.0, 0.0
+        for j in range(N):
+            cx += outline[m, j, 0]
+            cy += outline[m, j, 1]
+        cx, cy = cx / N, cy / N
+        for j in range(N):
+            a, b = (j + 1) % N, (j - 1) % N
+            nx = outline[m, a, 1] - outline[m, b, 1]
+            ny = -(outline[m, a, 0] - outline[m, b, 0])
+            d = np.sqrt(nx * nx + ny * ny)
+            nx, ny = nx / d, ny / d
+            if nx * (outline[m, j, 0] - cx) + ny * (outline[m, j, 1] - cy) < 0:
+                nx, ny = -nx, -ny
+            out[m, j, 0], out[m, j, 1] = nx, ny
+    return out
 
 
 def outline_points(image: np.ndarray, outline: np.ndarray, half_width: float, cloth_lin: np.ndarray,
@@ -337,13 +357,16 @@ def _ring_cloth(image, lut, centres, radii, rings, chroma, light, lo, hi, tan_ch
     out = np.zeros((K, M, 3))
     found = np.zeros((K, M), np.bool_)
     vals = np.empty((3, 16))
+    cos, sin = np.empty(16), np.empty(16)
+    for j in range(16):
+        ang = 2.0 * np.pi * j / 16
+        cos[j], sin[j] = np.cos(ang), np.sin(ang)
     for k in range(K):
         for m in range(M):
             n = 0
             for j in range(16):
-                ang = 2.0 * np.pi * j / 16
-                x = min(max(int(np.rint(centres[m, 0] + rings[k] * radii[m] * np.cos(ang))), 0), w - 1)
-                y = min(max(int(np.rint(centres[m, 1] + rings[k] * radii[m] * np.sin(ang))), 0), h - 1)
+                x = min(max(int(np.rint(centres[m, 0] + rings[k] * radii[m] * cos[j])), 0), w - 1)
+                y = min(max(int(np.rint(centres[m, 1] + rings[k] * radii[m] * sin[j])), 0), h - 1)
                 b, g, r = float(image[y, x, 0]), float(image[y, x, 1]), float(image[y, x, 2])
                 a, off2 = _off_cloth(b, g, r, chroma, light, lo, hi)
                 if off2 <= (tan_chroma * a) ** 2:
@@ -361,9 +384,19 @@ def added_light(local: np.ndarray, cloth: ClothModel) -> np.ndarray:
     linear BGR colours (..., 3) (``local_cloth``): the least-squares w of local = k unlit + w (1, 1, 1),
     k free, with unlit the linear colour direction of the least-lit end of the cloth model's lit
     wedge (t = lit[0]: the fitted chroma may be the lit cloth's); w >= 0."""
-    d = srgb_to_linear(np.clip(cloth.level * (cloth.chroma + cloth.lit[0] * cloth.light), 0, 255))
+    row = _white_row(float(cloth.level), np.asarray(cloth.chroma, np.float64).tobytes(), float(cloth.lit[0]),
+                     np.asarray(cloth.light, np.float64).tobytes())
+    return np.maximum(local @ row, 0.0)
+
+
+@functools.lru_cache(maxsize=16)
+def _white_row(level: float, chroma: bytes, lit_lo: float, light: bytes) -> np.ndarray:
+    """(3,) ``added_light``'s least-squares row for w, per cloth model (its float64 chroma and light as
+    bytes): computed once per model, as refine reads the local cloth several times a frame."""
+    chroma, light = np.frombuffer(chroma), np.frombuffer(light)
+    d = srgb_to_linear(np.clip(level * (chroma + lit_lo * light), 0, 255))
     A = np.stack([d / np.linalg.norm(d), np.ones(3)], axis=1)                  # (3, 2)
-    return np.maximum(local @ np.linalg.pinv(A)[1], 0.0)
+    return np.linalg.pinv(A)[1]
 
 
 def near_neighbours(outline: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray,
@@ -496,14 +529,17 @@ class TableDetector:
         near[v0 // 2:v0 // 2 + edged.shape[0], u0 // 2:u0 // 2 + edged.shape[1]] = edged
         return remove_thin_lines(image, max(1, int(round(2 * LINE_REACH * r_half))), near)[0], clean, lined
 
-    def _fill_at(self, fill_map: np.ndarray, xy: np.ndarray) -> np.ndarray:
-        """(K,) the foreground share fill_map (half resolution) at table positions xy (K, 2) [m]."""
+    def _fill_at(self, fill_map, xy: np.ndarray) -> np.ndarray:
+        """(K,) the foreground share ``fill_map()`` (half resolution; called only for K > 0) at table
+        positions xy (K, 2) [m]."""
+        if not len(xy):
+            return np.zeros(0, np.float32)
         px = table_to_pixels(self.cam, np.concatenate([xy, np.full((xy.shape[0], 1), self.R)], axis=1))
         u0, v0 = self.crop[:2]
         hw, hh = self.half_size
         j = np.clip(np.rint((px[:, 0] - u0 - 0.5) / 2).astype(int), 0, hw - 1)
         i = np.clip(np.rint((px[:, 1] - v0 - 0.5) / 2).astype(int), 0, hh - 1)
-        return fill_map[i, j]
+        return fill_map()[i, j]
 
     def _holes_near(self, px: np.ndarray):
         """The pocket mask for ``outline_points``, looked up for the balls (centres px (M, 2)) near
@@ -637,7 +673,8 @@ class TableDetector:
         unlit = np.zeros(half.shape[:2], bool)
         if light is not None and cand.shape[0]:     # the frame about the candidates (outlines, rings, identity)
             image, unlit = self._unlit_near(image, light, cand, unlit)
-        fill_map = fill_fraction(fg, self.known, self.known_count, self.box)
+        # (most frames need it at no ball: computed on first use)
+        fill_map = functools.cache(functools.partial(fill_fraction, fg, self.known, self.known_count, self.box))
         lit = bright
         # a halo ring's remnant is bright too; on a grey cloth only brightness tells a white ball from it
         bright = np.inf if ringed and not grey else BRIGHT_LINEAR
@@ -679,16 +716,16 @@ class TableDetector:
                                            det.n_edges / N_RAYS, np.nan_to_num(det.rms_px)))
 
     def refine(self, image: np.ndarray, xy: np.ndarray, fill: np.ndarray, cloth: ClothModel,
-               fill_map: np.ndarray, bright: float = BRIGHT_LINEAR, found: Detections | None = None) -> Detections:
+               fill_map, bright: float = BRIGHT_LINEAR, found: Detections | None = None) -> Detections:
         """Sub-pixel centres from starting table positions (M, 2) [m]; drops what is not a ball.
 
-        fill: (M,) the candidates' foreground share; fill_map: (h, w) foreground share at every
-        half-resolution pixel (to vet balls placed by their contacts); bright: the outline search takes
-        a colour this many times brighter than the lit cloth for ball (``outline_points``); found: None, or
-        the balls found from colour when these are candidates from shape alone (``vision.shape_candidates``):
-        search lines reaching into those balls are dropped, a ball of the cloth's hue is searched for its
-        darker limb (``vision.limbs``), and a ball needs SHAPE_MIN_EDGES outline points and is never placed
-        by its contacts."""
+        fill: (M,) the candidates' foreground share; fill_map: () -> (h, w) foreground share at every
+        half-resolution pixel (to vet balls placed by their contacts; called only when there is such a ball);
+        bright: the outline search takes a colour this many times brighter than the lit cloth for ball
+        (``outline_points``); found: None, or the balls found from colour when these are candidates from
+        shape alone (``vision.shape_candidates``): search lines reaching into those balls are dropped, a
+        ball of the cloth's hue is searched for its darker limb (``vision.limbs``), and a ball needs
+        SHAPE_MIN_EDGES outline points and is never placed by its contacts."""
         cam, R = self.cam, self.R
         cloth_lin = cloth.linear_colour
         origin = cam.centre

@@ -40,10 +40,11 @@ def block_contrast(image: np.ndarray) -> float:
     step between the other columns, on every 8th row. About 1 for a frame never compressed,
     1.3-1.7 for JPEG quality 95-60."""
     g = image[::8, :, 1].astype(np.int16)
-    d = np.abs(np.diff(g, axis=1)).astype(np.float64)
-    on = np.zeros(d.shape[1], bool)
-    on[7::8] = True
-    return float(d[:, on].mean() / max(d[:, ~on].mean(), 1e-9))
+    d = np.abs(np.diff(g, axis=1))
+    n_on = d[:, 7::8].size
+    on = int(d[:, 7::8].sum(dtype=np.int64))          # integer sums: exact, as the means' float sums are
+    off = int(d.sum(dtype=np.int64)) - on
+    return float((on / n_on) / max(off / (d.size - n_on), 1e-9))
 
 
 @njit(cache=True)

@@ -52,6 +52,9 @@ def _best_rings(img, centres, radii, inner, outer, step, n_ang, reach, min_gain)
     best_rho = np.zeros(M)
     best_share = np.zeros(M)
     off = int(round(reach / step))                    # profile steps between a pixel and its samples
+    cos, sin = np.empty(n_ang), np.empty(n_ang)
+    for a in range(n_ang):
+        cos[a], sin[a] = np.cos(2.0 * np.pi * a / n_ang), np.sin(2.0 * np.pi * a / n_ang)
     for m in range(M):
         n_rho = int((outer - inner) * radii[m] / step)
         if n_rho < 1:
@@ -60,7 +63,7 @@ def _best_rings(img, centres, radii, inner, outer, step, n_ang, reach, min_gain)
         prof = np.empty((n_rho + 2 * off, 3))
         counts = np.zeros(n_rho)
         for a in range(n_ang):
-            ca, sa = np.cos(2.0 * np.pi * a / n_ang), np.sin(2.0 * np.pi * a / n_ang)
+            ca, sa = cos[a], sin[a]
             for j in range(n_rho + 2 * off):        # the ray's profile
                 d = r0 + step * j
                 x = min(max(int(np.rint(centres[m, 0] + d * ca)), 0), w - 1)
@@ -68,12 +71,14 @@ def _best_rings(img, centres, radii, inner, outer, step, n_ang, reach, min_gain)
                 for c in range(3):
                     prof[j, c] = img[y, x, c]
             for k in range(n_rho):
-                gmin, gmax = 1e9, -1e9
+                gmax = -1e9
                 for c in range(3):
                     g = prof[k + off, c] - max(prof[k, c], prof[k + 2 * off, c])
-                    gmin = min(gmin, g)
+                    if g < 0.0:            # darker than a side in a channel: no line here
+                        gmax = -1e9
+                        break
                     gmax = max(gmax, g)
-                if gmin >= 0.0 and gmax >= min_gain:
+                if gmax >= min_gain:
                     counts[k] += 1.0
         k = int(np.argmax(counts))
         lo, hi = max(k - 2, 0), min(k + 3, n_rho)     # the line's centre: the counts' centroid about the peak

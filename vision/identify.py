@@ -122,6 +122,8 @@ def _unit_disc_grid(step: float = 0.09) -> np.ndarray:
 
 
 _GRID = _unit_disc_grid()
+_HUE_ANGLE = np.arange(256) * (np.pi / 90.0)     # an 8-bit HSV hue (0-179) as an angle on the full circle [rad]
+_HUE_COS, _HUE_SIN = np.cos(_HUE_ANGLE), np.sin(_HUE_ANGLE)   # ... its cosine and sine, looked up per pixel
 
 
 def _samples(image: np.ndarray, px: np.ndarray, r_px: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -219,9 +221,9 @@ def _features(pix: np.ndarray, off: np.ndarray, r_px: np.ndarray, cloth_v: np.nd
     out = {"white": white.sum(1) / G, "black": black.sum(1) / G, "colour": col.sum(1) / G,
            "hue": np.full(M, np.nan), "rel_v": np.full(M, np.nan), "spread": np.full(M, np.nan),
            "sat": _quantile(hsv[..., 1], core, 0.5), "v_med": _quantile(hsv[..., 2], core, 0.5) / np.maximum(cloth_v, 1.0)}
-    ang = hsv[..., 0] * (np.pi / 90.0)
+    h8 = hsv[..., 0].astype(np.intp)
     wgt = hsv[..., 1] * col
-    hue = (np.degrees(np.arctan2((wgt * np.sin(ang)).sum(1), (wgt * np.cos(ang)).sum(1))) / 2) % 180
+    hue = (np.degrees(np.arctan2((wgt * _HUE_SIN[h8]).sum(1), (wgt * _HUE_COS[h8]).sum(1))) / 2) % 180
     has_col = col.sum(1) >= 3
     out["hue"][has_col] = hue[has_col]
     if has_col.any():        # 75th percentile of the coloured pixels' value (others sort last)
@@ -285,9 +287,9 @@ def _costs(f: BallFeatures, ids) -> np.ndarray:
     protos = _colour_prototypes(extra=False)
     spread = np.nan_to_num(f.spread, nan=0.0)
     ids = list(ids)
-    cost = np.zeros((M, len(ids)))
-    for col, bid in enumerate(ids):
-        cls = ball_class(bid)
+    classes = [ball_class(bid) for bid in ids]
+    base = {}                   # per class: the cost of its white share and black share
+    for cls in dict.fromkeys(classes):
         mu, tol = _CLASS_WHITE[cls]
         cw = (np.maximum(np.abs(white - mu) - tol, 0.0) / SIGMA_WHITE) ** 2
         # the spread tells a number disc from caps where the white share is ambiguous (0.1-0.45);
@@ -299,12 +301,19 @@ def _costs(f: BallFeatures, ids) -> np.ndarray:
             cw += ambiguous * (np.maximum(STRIPE_MIN_SPREAD - spread, 0.0) / SIGMA_SPREAD) ** 2
         if cls == "cue":
             dim = np.maximum(CUE_MIN_V - np.nan_to_num(f.v_med, nan=CUE_MIN_V), 0.0)
-            cost[:, col] = cw + (black / SIGMA_BLACK) ** 2 + (dim / SIGMA_REL_V) ** 2
+            base[cls] = cw + (black / SIGMA_BLACK) ** 2 + (dim / SIGMA_REL_V) ** 2
         elif cls == "eight":
-            cost[:, col] = cw + (np.maximum(0.6 - black, 0.0) / SIGMA_BLACK) ** 2
+            base[cls] = cw + (np.maximum(0.6 - black, 0.0) / SIGMA_BLACK) ** 2
         else:
-            hue, rel_v = protos[COLOUR_NAMES[bid if bid < 8 else bid - 8]]
-            cost[:, col] = cw + (np.maximum(black - 0.25, 0.0) / SIGMA_BLACK) ** 2 + _colour_cost(f, hue, rel_v)
+            base[cls] = cw + (np.maximum(black - 0.25, 0.0) / SIGMA_BLACK) ** 2
+    cost = np.zeros((M, len(ids)))
+    for col, cls in enumerate(classes):
+        cost[:, col] = base[cls]
+    coloured = [col for col, cls in enumerate(classes) if cls in ("solid", "stripe")]
+    if coloured:                # every colour's cost at once: (M, 1) readings against (K,) prototypes
+        hue, rel_v = np.array([protos[COLOUR_NAMES[ids[c] if ids[c] < 8 else ids[c] - 8]] for c in coloured]).T
+        column = BallFeatures(*(getattr(f, k)[:, None] for k in BallFeatures.__dataclass_fields__))
+        cost[:, coloured] += _colour_cost(column, hue, rel_v)
     return cost
 
 

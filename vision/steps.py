@@ -125,17 +125,34 @@ class SmoothedNear:
 
     def about(self, centres: np.ndarray, reach: float) -> np.ndarray:
         """(h, w, C) the smoothed image, smoothed now on every pixel that a bilinear sample within
-        ``reach`` px (a square) of each centre (M, 2) [px, (u, v)] reads."""
+        ``reach`` px (a square) of each centre (M, 2) [px, (u, v)] reads. The squares' padded windows
+        are smoothed side by side in one strip (cv2's cost per call and per short row is most of a
+        small window's), a window cut by the image's edge filled out with the image's own border
+        rule: each square's pixels read only their own window."""
         h, w = self.done.shape
+        done, pad, slack = self.done, self.pad, self.SLACK
+        squares = []
         # (a search line's samples are clipped to the image: a centre off it reads as one on its edge)
-        for u, v in np.clip(np.asarray(centres, np.float64), 0, (w - 1, h - 1)):
-            if self.done[max(0, int(v - reach)):int(v + reach) + 2, max(0, int(u - reach)):int(u + reach) + 2].all():
+        for u, v in np.clip(np.asarray(centres, np.float64), 0, (w - 1, h - 1)).tolist():
+            xa, xb, ya, yb = int(u - reach), int(u + reach) + 2, int(v - reach), int(v + reach) + 2
+            if done[max(0, ya):yb, max(0, xa):xb].all():
                 continue
-            x0, x1 = max(0, int(u - reach) - self.SLACK), min(w, int(u + reach) + 2 + self.SLACK)
-            y0, y1 = max(0, int(v - reach) - self.SLACK), min(h, int(v + reach) + 2 + self.SLACK)
-            top, left = max(0, y0 - self.pad), max(0, x0 - self.pad)
-            smooth = cv2.GaussianBlur(self.image[top:min(h, y1 + self.pad), left:min(w, x1 + self.pad)],
-                                      (0, 0), self.sigma)
-            self.out[y0:y1, x0:x1] = smooth[y0 - top:y1 - top, x0 - left:x1 - left]
-            self.done[y0:y1, x0:x1] = True
+            x0, x1 = max(0, xa - slack), min(w, xb + slack)
+            y0, y1 = max(0, ya - slack), min(h, yb + slack)
+            done[y0:y1, x0:x1] = True
+            squares.append((x0, y0, x1, y1))
+        if not squares:
+            return self.out
+        sq = np.array(squares)
+        ww, hh = int((sq[:, 2] - sq[:, 0]).max()) + 2 * pad, int((sq[:, 3] - sq[:, 1]).max()) + 2 * pad
+        strip = np.empty((hh, ww * len(squares)) + self.image.shape[2:], self.image.dtype)
+        for k, (x0, y0, x1, y1) in enumerate(squares):
+            top, left = y0 - pad, x0 - pad
+            window = self.image[max(0, top):min(h, top + hh), max(0, left):min(w, left + ww)]
+            cut = (max(0, -top), max(0, top + hh - h), max(0, -left), max(0, left + ww - w))
+            strip[:, k * ww:(k + 1) * ww] = cv2.copyMakeBorder(window, *cut, cv2.BORDER_REFLECT_101) if any(cut) \
+                else window
+        smooth = cv2.GaussianBlur(strip, (0, 0), self.sigma)
+        for k, (x0, y0, x1, y1) in enumerate(squares):
+            self.out[y0:y1, x0:x1] = smooth[pad:pad + y1 - y0, k * ww + pad:k * ww + pad + x1 - x0]
         return self.out
