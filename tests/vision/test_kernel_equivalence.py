@@ -8,21 +8,7 @@ from vision.camera import silhouette_circles
 from vision.cloth import ClothModel
 from vision.detect import added_light, outline_normals
 from vision.edges import block_contrast
-from vision.identify import (
-    _CLASS_WHITE,
-    COLOUR_NAMES,
-    CUE_MIN_V,
-    SIGMA_BLACK,
-    SIGMA_HUE,
-    SIGMA_REL_V,
-    SIGMA_SPREAD,
-    SIGMA_WHITE,
-    SOLID_MAX_SPREAD,
-    STRIPE_MIN_SPREAD,
-    BallFeatures,
-    _colour_prototypes,
-    id_costs,
-)
+from vision.identify import COLOUR_NAMES, BallFeatures, _colour_cost, _colour_prototypes, _costs, id_costs
 
 
 def _outlines(rng, m, n):
@@ -93,6 +79,9 @@ def test_silhouette_circles_equal_the_formula_at_every_count():
 
 
 def test_id_costs_equal_the_cost_of_each_id_on_its_own():
+    """``id_costs`` computes the white / black terms once per ball class and every colour's term at
+    once: each id's column equals that id's cost computed alone, and between two ids of a class the
+    difference is that of their colour terms taken one prototype at a time (``_colour_cost``)."""
     rng = np.random.default_rng(4)
     M = 12
 
@@ -108,29 +97,11 @@ def test_id_costs_equal_the_cost_of_each_id_on_its_own():
     protos = _colour_prototypes(extra=False)
     cost = id_costs(f, own)
     for bid in range(16):
-        g = f if bid == 0 else own
-        white, black, spread = (np.nan_to_num(x, nan=0.0) for x in (g.white, g.black, g.spread))
-        cls = ball_class(bid)
-        mu, tol = _CLASS_WHITE[cls]
-        want = (np.maximum(np.abs(white - mu) - tol, 0.0) / SIGMA_WHITE) ** 2
-        ambiguous = np.clip((white - 0.1) / 0.1, 0, 1) * np.clip((0.45 - white) / 0.1, 0, 1)
-        if cls == "solid":
-            want += ambiguous * (np.maximum(spread - SOLID_MAX_SPREAD, 0.0) / SIGMA_SPREAD) ** 2
-        elif cls == "stripe":
-            want += ambiguous * (np.maximum(STRIPE_MIN_SPREAD - spread, 0.0) / SIGMA_SPREAD) ** 2
-        if cls == "cue":
-            dim = np.maximum(CUE_MIN_V - np.nan_to_num(g.v_med, nan=CUE_MIN_V), 0.0)
-            want = want + (black / SIGMA_BLACK) ** 2 + (dim / SIGMA_REL_V) ** 2
-        elif cls == "eight":
-            want = want + (np.maximum(0.6 - black, 0.0) / SIGMA_BLACK) ** 2
-        else:
-            hue, rel_v = protos[COLOUR_NAMES[bid if bid < 8 else bid - 8]]
-            d = np.abs(g.hue - hue) % 180
-            dh = np.where(np.isnan(g.hue), 90.0, np.minimum(d, 180 - d))
-            dv = np.where(np.isnan(g.rel_v), 1.0, g.rel_v - rel_v)
-            want = want + (np.maximum(black - 0.25, 0.0) / SIGMA_BLACK) ** 2 + (
-                (dh / SIGMA_HUE) ** 2 + (dv / SIGMA_REL_V) ** 2)
-        assert np.array_equal(cost[:, bid], want), bid
+        assert np.array_equal(cost[:, bid], _costs(f if bid == 0 else own, [bid])[:, 0]), bid
+    for a, b in ((1, 2), (3, 7), (9, 14), (10, 15)):
+        assert ball_class(a) == ball_class(b)
+        colour = [_colour_cost(own, *protos[COLOUR_NAMES[k if k < 8 else k - 8]]) for k in (a, b)]
+        np.testing.assert_allclose(cost[:, a] - cost[:, b], colour[0] - colour[1], rtol=0, atol=1e-12)
 
 
 def test_smoothed_squares_equal_the_whole_frame_smoothed_wherever_asked():
