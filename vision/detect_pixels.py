@@ -82,7 +82,8 @@ ROUND_SHARE = 0.25                 # ... this share unlike cloth (a green ball o
 GRID_CELLS = 40                    # cloth samples along the image's shorter side
 LINE_REACH = 0.35                  # ball radii: thin lines of added light (halo rings) this far across go
 RINGED = 80                        # half-resolution pixels on thin lines inside the play area: a frame with halo
-                                   # rings (rendered without: <= 42, real dev frames <= 29; with: >= 117)
+                                   # rings (without: rendered <= 42, real dev frames <= 29; with: rendered >= 117,
+                                   # the real halo frames 1399-1469)
 UNLIT_REACH = 3.0                  # ball radii about each candidate where a projector's light is taken off the frame
                                    # (a fit moves at most a radius; its band reaches 1.3 radii + 6 px beyond)
 
