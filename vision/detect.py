@@ -399,6 +399,15 @@ def _white_row(level: float, chroma: bytes, lit_lo: float, light: bytes) -> np.n
     return np.linalg.pinv(A)[1]
 
 
+def near_points(shape: tuple, pts: np.ndarray, reach: float) -> np.ndarray:
+    """(h, w) bool: the pixels of a grid of ``shape`` (h, w, ...) within ``reach`` px (a square, rounded
+    up) of the points pts (K, 2) [px, (u, v)] (each taken at its pixel, the floor of u and v)."""
+    near = np.zeros(shape[:2], np.uint8)
+    near[pts[:, 1].astype(np.intp), pts[:, 0].astype(np.intp)] = 1
+    k = 2 * int(np.ceil(reach)) + 1
+    return cv2.dilate(near, np.ones((k, k), np.uint8)) > 0
+
+
 def near_neighbours(outline: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray,
                     reach: float, normals: np.ndarray | None = None) -> np.ndarray:
     """(M, N) search lines that would reach another ball: the point ``reach`` px outward from the
@@ -701,10 +710,7 @@ class TableDetector:
         """(the frame with a projector's ``light`` (``vision.cloth.AddedLight``) taken off within UNLIT_REACH
         ball radii of the half-resolution points pts (K, 2) where it is not off yet (``done``, (h, w) bool at
         half resolution), done with those pixels added)."""
-        near = np.zeros(done.shape, np.uint8)
-        near[pts[:, 1].astype(np.intp), pts[:, 0].astype(np.intp)] = 1
-        k = 2 * int(np.ceil(UNLIT_REACH * self.r_half)) + 1
-        near = cv2.dilate(near, np.ones((k, k), np.uint8)) > 0
+        near = near_points(done.shape, pts, UNLIT_REACH * self.r_half)
         return take_off_light(image, light, self.crop[:2], 2, near & ~done), near | done
 
     def without_intruders(self, det: Detections, fg: np.ndarray) -> Detections:

@@ -54,7 +54,7 @@ from vision.cloth import (
     take_off_light,
     unlike_cloth,
 )
-from vision.detect import GREY_BRIGHTER, Detections, _empty, near_neighbours
+from vision.detect import GREY_BRIGHTER, Detections, _empty, near_neighbours, near_points
 from vision.fits import fit_circles
 from vision.intruders import clear_of_intruders, reach_in_band
 from vision.play_area import play_area
@@ -102,10 +102,12 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
         raise ValueError(f"--radius-px must be at least 3 pixels, got {radius_px}")
     h, w = image.shape[:2]
     hw, hh = w // 2, h // 2
-    shot = cv2.resize(image[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_AREA)
+    half = cv2.resize(image[:2 * hh, :2 * hw], (hw, hh), interpolation=cv2.INTER_AREA)
     r_half = radius_px / 2
-    half, lined = remove_thin_lines(shot, max(1, int(round(LINE_REACH * r_half))))
-    model, bright, classes, region = _cloth_stages(half)
+    half, lined = remove_thin_lines(half, max(1, int(round(LINE_REACH * r_half))))
+    model, bright = _cloth_model(half)
+    classes = classify(half, model, bright)
+    region = play_area(classes)
     hole = hole_mask(classes, r_half)
     light = None
     ringed = np.count_nonzero(lined & (region > 0)) >= RINGED
@@ -128,10 +130,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
         return _empty()
     c = np.stack([2 * cand[:, 0] + 0.5, 2 * cand[:, 1] + 0.5], axis=1)
     if light is not None:                                    # ... and off the frame about the candidates
-        near = np.zeros(half.shape[:2], np.uint8)
-        near[cand[:, 1].astype(np.intp), cand[:, 0].astype(np.intp)] = 1
-        k = 2 * int(np.ceil(UNLIT_REACH * r_half)) + 1
-        image = take_off_light(image, light, (0, 0), 2, cv2.dilate(near, np.ones((k, k), np.uint8)) > 0)
+        image = take_off_light(image, light, (0, 0), 2, near_points(half.shape, cand, UNLIT_REACH * r_half))
     lined &= region > 0
     clean = remove_thin_lines(image, max(1, int(round(LINE_REACH * radius_px))), lined)[0] if lined.any() else image
     k = 2 * int(round(RIM * r_half)) + 1
@@ -145,14 +144,6 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     # no fit on a hand or an arm: foreground off the pockets and their rims that came in over the rail
     return det.take(clear_of_intruders((fg > 0) & ~rim, reach_in_band(region > 0, hole, r_half),
                                        (c - 0.5) / 2, r / 2, n / N_RAYS, rms))
-
-
-def _cloth_stages(half: np.ndarray):
-    """Stages 1 and 2 on a half-resolution BGR frame (h, w, 3): (the cloth model, its lit
-    brightness (h, w) float32, ``classify``'s classes (h, w), the play area (h, w) uint8)."""
-    model, bright = _cloth_model(half)
-    classes = classify(half, model, bright)
-    return model, bright, classes, play_area(classes)
 
 
 def _unlit(half: np.ndarray, table: np.ndarray, r_half: float):
