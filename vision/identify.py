@@ -97,6 +97,11 @@ class BallFeatures:
     sat: np.ndarray
     v_med: np.ndarray
 
+    def __getitem__(self, index) -> BallFeatures:
+        """The features with every (M,) array indexed by ``index`` (a slice of the balls, or [:, None] for a
+        column against a row of prototypes)."""
+        return BallFeatures(*(getattr(self, k)[index] for k in BallFeatures.__dataclass_fields__))
+
 
 @dataclass(frozen=True)
 class Identity:
@@ -186,8 +191,7 @@ def ball_readings(image: np.ndarray, px: np.ndarray, r_px: np.ndarray, cloth_v: 
     both = _features(np.concatenate([pix, pix]), np.concatenate([off, off]), np.concatenate([r_px, r_px]),
                      np.concatenate([cloth_v, np.where(cloth_v > 0, cloth_own, cloth_v)]),
                      np.concatenate([added, light]), np.concatenate([keep, keep]))       # (one pass for both)
-    return (BallFeatures(*(getattr(both, k)[:M] for k in BallFeatures.__dataclass_fields__)),
-            BallFeatures(*(getattr(both, k)[M:] for k in BallFeatures.__dataclass_fields__)))
+    return both[:M], both[M:]
 
 
 def _quantile(values: np.ndarray, mask: np.ndarray, q: float) -> np.ndarray:
@@ -312,8 +316,7 @@ def _costs(f: BallFeatures, ids) -> np.ndarray:
     coloured = [col for col, cls in enumerate(classes) if cls in ("solid", "stripe")]
     if coloured:                # every colour's cost at once: (M, 1) readings against (K,) prototypes
         hue, rel_v = np.array([protos[COLOUR_NAMES[ids[c] if ids[c] < 8 else ids[c] - 8]] for c in coloured]).T
-        column = BallFeatures(*(getattr(f, k)[:, None] for k in BallFeatures.__dataclass_fields__))
-        cost[:, coloured] += _colour_cost(column, hue, rel_v)
+        cost[:, coloured] += _colour_cost(f[:, None], hue, rel_v)
     return cost
 
 
