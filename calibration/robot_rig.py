@@ -24,8 +24,11 @@ from pathlib import Path
 from calibration.robot import PLACE_TIMEOUT_S
 from controller.camera import CameraError, CameraFrame
 
-READY_TIMEOUT_S = 120.0     # the child's start (imports, the engine's first shot) may take this long
-REPLY_TIMEOUT_S = 60.0      # any other reply
+# Safety caps on a child that is alive and silent (a child that ends closes the pipe, which the
+# parent reads at once as EOF). The start (imports, numba's compiles, the engine's first shot) takes
+# about 10 s on a quiet core and passed 120 s on a machine at load 8.
+READY_TIMEOUT_S = 600.0
+REPLY_TIMEOUT_S = 120.0     # any other reply
 BATCH = 10                  # frames per message
 
 
