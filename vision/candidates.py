@@ -37,12 +37,14 @@ def _votes(img, voters, radius, min_grad):
         for x in range(1, w - 1):
             if not voters[y, x]:
                 continue
-            best, bx, by = 0.0, 0.0, 0.0
+            best, bx, by = 0, 0, 0          # (whole numbers: the Sobel sums are exact in integers)
             for c in range(3):
-                gx = (float(img[y - 1, x + 1, c]) + 2.0 * img[y, x + 1, c] + img[y + 1, x + 1, c]
-                      - img[y - 1, x - 1, c] - 2.0 * img[y, x - 1, c] - img[y + 1, x - 1, c])
-                gy = (float(img[y + 1, x - 1, c]) + 2.0 * img[y + 1, x, c] + img[y + 1, x + 1, c]
-                      - img[y - 1, x - 1, c] - 2.0 * img[y - 1, x, c] - img[y - 1, x + 1, c])
+                gx = (np.int32(img[y - 1, x + 1, c]) + 2 * np.int32(img[y, x + 1, c]) + np.int32(img[y + 1, x + 1, c])
+                      - np.int32(img[y - 1, x - 1, c]) - 2 * np.int32(img[y, x - 1, c])
+                      - np.int32(img[y + 1, x - 1, c]))
+                gy = (np.int32(img[y + 1, x - 1, c]) + 2 * np.int32(img[y + 1, x, c]) + np.int32(img[y + 1, x + 1, c])
+                      - np.int32(img[y - 1, x - 1, c]) - 2 * np.int32(img[y - 1, x, c])
+                      - np.int32(img[y - 1, x + 1, c]))
                 m = gx * gx + gy * gy
                 if m > best:
                     best, bx, by = m, gx, gy

@@ -80,13 +80,14 @@ def fit_cloth(samples: np.ndarray, u: np.ndarray, v: np.ndarray, scale: float,
     of the table's cloth only). Raises ValueError if no cloth is seen.
     """
     s = samples.astype(np.float64)
-    norm = np.linalg.norm(s, axis=1)
+    norm = np.sqrt(_sum3(s * s))
     ok = norm > 20
     if ok.sum() < 12:
         raise ValueError("no cloth colour found: the sampled table area is black")
-    unit = s[ok] / norm[ok, None]
+    s_ok = s[ok]
+    unit = s_ok / norm[ok, None]
     # the commonest colour direction: the fullest cell of a chromaticity histogram (O(N), no BLAS)
-    chrom = unit[:, :2] / unit.sum(axis=1, keepdims=True)
+    chrom = unit[:, :2] / _sum3(unit)[:, None]
     cell = np.clip((chrom * 24).astype(np.intp), 0, 23)
     key = cell[:, 0] * 24 + cell[:, 1]
     c = unit[key == np.argmax(np.bincount(key, minlength=576))].mean(axis=0)
@@ -98,8 +99,8 @@ def fit_cloth(samples: np.ndarray, u: np.ndarray, v: np.ndarray, scale: float,
             raise ValueError("no dominant cloth colour found in the table area")
         c = unit[near].mean(axis=0)
         c /= np.linalg.norm(c)
-    light, lit = _lit_range(s[ok], c, tinted)
-    a_ok, off = off_cloth(s[ok], c, light, lit[0], lit[1])
+    light, lit = _lit_range(s_ok, c, tinted)
+    a_ok, off = off_cloth(s_ok, c, light, lit[0], lit[1])
     near = off <= 2 * CHROMA_TAN * a_ok
     idx = np.flatnonzero(ok)[near]
     a = np.einsum("ij,j->i", s[idx], c)
@@ -110,6 +111,12 @@ def fit_cloth(samples: np.ndarray, u: np.ndarray, v: np.ndarray, scale: float,
     if keep.sum() >= 12:
         coef = _lstsq(A[keep], a[keep])
     return ClothModel(chroma=c, coef=coef, scale=scale, level=float(np.median(a)), light=light, lit=lit)
+
+
+def _sum3(x: np.ndarray) -> np.ndarray:
+    """(N,) the row sums of x (N, 3), added left to right as ``x.sum(axis=1)`` adds them (without its
+    cost per short row)."""
+    return x[:, 0] + x[:, 1] + x[:, 2]
 
 
 def _plane_coords(s: np.ndarray, chroma: np.ndarray, light: np.ndarray):
@@ -149,7 +156,7 @@ def _data_light(s: np.ndarray, chroma: np.ndarray, white_light: np.ndarray) -> n
     """(3,) unit direction orthogonal to ``chroma``, on white's side (``white_light``), along which
     the samples s (N, 3) within LIT_CONE_DEG of ``chroma`` spread most (the principal axis of their
     colour directions' parts orthogonal to it)."""
-    unit = s / np.maximum(np.linalg.norm(s, axis=1, keepdims=True), 1e-9)
+    unit = s / np.maximum(np.sqrt(_sum3(s * s)), 1e-9)[:, None]
     cos = unit @ chroma
     d = unit[cos > np.cos(np.radians(LIT_CONE_DEG))]
     d = d - np.outer(d @ chroma, chroma)
@@ -205,8 +212,12 @@ def _off_cloth(b, g, r, chroma, light, lo, hi):
     the wedge of cloth colours (the chroma plus t a of ``light``, lo <= t <= hi)."""
     a = b * chroma[0] + g * chroma[1] + r * chroma[2]
     q = b * light[0] + g * light[1] + r * light[2]
-    e = q - min(max(q, lo * a), hi * a)
-    return a, max(b * b + g * g + r * r - a * a - q * q, 0.0) + e * e
+    lo_a, hi_a = lo * a, hi * a
+    wedge = q if q > lo_a else lo_a            # (conditional expressions, not min / max: the compiler
+    wedge = wedge if wedge < hi_a else hi_a    # vectorises them)
+    p = b * b + g * g + r * r - a * a - q * q
+    e = q - wedge
+    return a, (p if p > 0.0 else 0.0) + e * e
 
 
 @njit(cache=True)
@@ -221,29 +232,41 @@ def off_cloth(f, chroma, light, lo, hi):
 
 
 @njit(cache=True)
+def _bits(a, off2, lit, hole, tan2, dark_fraction, hole_lit, hole_dark, brighter):
+    """``classify``'s bits of one pixel: a its colour's component along the chroma, off2 its squared
+    distance from the cloth's wedge (``_off_cloth``), lit the lit cloth's brightness there, hole
+    whether the empty table shows a pocket there."""
+    cloth = (off2 <= tan2 * a * a) & (a > dark_fraction * lit)
+    a_floor = max(a, 0.25 * lit)
+    off = off2 > tan2 * a_floor * a_floor
+    dark = (a < dark_fraction * lit) | (a > brighter * lit)
+    # in a pocket dark is the hole, and near-black colour is noise
+    dark = dark & (not hole)
+    off = off & ((not hole) | (a > hole_lit * lit))
+    return np.uint8(cloth) | (np.uint8(off | dark) << 1) | (np.uint8(a < hole_dark * lit) << 2)
+
+
+@njit(cache=True)
 def _classify(half, chroma, light, lo, hi, bright, hole, tan2, dark_fraction, hole_lit, hole_dark, brighter):
+    """``classify``'s bits (h, w) uint8, a row at a time in branch-free passes (the colours, their
+    terms, the bits) that the compiler vectorises."""
     h, w = half.shape[0], half.shape[1]
-    out = np.zeros((h, w), np.uint8)
+    out = np.empty((h, w), np.uint8)
     with_hole = hole.shape[0] == h
+    b, g, r, a, off2 = np.empty(w), np.empty(w), np.empty(w), np.empty(w), np.empty(w)
     for y in range(h):
         for x in range(w):
-            b, g, r = float(half[y, x, 0]), float(half[y, x, 1]), float(half[y, x, 2])
-            a, off2 = _off_cloth(b, g, r, chroma, light, lo, hi)
-            lit = bright[y, x]
-            bits = 0
-            if off2 <= tan2 * a * a and a > dark_fraction * lit:
-                bits |= 1
-            a_floor = max(a, 0.25 * lit)
-            off = off2 > tan2 * a_floor * a_floor
-            dark = a < dark_fraction * lit or a > brighter * lit
-            if with_hole and hole[y, x]:      # in a pocket dark is the hole, and near-black colour is noise
-                dark = False
-                off = off and a > hole_lit * lit
-            if off or dark:
-                bits |= 2
-            if a < hole_dark * lit:
-                bits |= 4
-            out[y, x] = bits
+            b[x], g[x], r[x] = half[y, x, 0], half[y, x, 1], half[y, x, 2]
+        for x in range(w):
+            a[x], off2[x] = _off_cloth(b[x], g[x], r[x], chroma, light, lo, hi)
+        if with_hole:
+            for x in range(w):
+                out[y, x] = _bits(a[x], off2[x], bright[y, x], hole[y, x], tan2, dark_fraction, hole_lit,
+                                  hole_dark, brighter)
+        else:
+            for x in range(w):
+                out[y, x] = _bits(a[x], off2[x], bright[y, x], False, tan2, dark_fraction, hole_lit, hole_dark,
+                                  brighter)
     return out
 
 

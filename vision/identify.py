@@ -32,6 +32,7 @@ import cv2
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from planner.jit import njit
 from planner.state import ball_class
 from vision.balls import (
     BALL_SRGB,
@@ -129,6 +130,7 @@ def _unit_disc_grid(step: float = 0.09) -> np.ndarray:
 _GRID = _unit_disc_grid()
 _HUE_ANGLE = np.arange(256) * (np.pi / 90.0)     # an 8-bit HSV hue (0-179) as an angle on the full circle [rad]
 _HUE_COS, _HUE_SIN = np.cos(_HUE_ANGLE), np.sin(_HUE_ANGLE)   # ... its cosine and sine, looked up per pixel
+_CODES = np.arange(256, dtype=np.float64)         # an 8-bit code as itself (``_quantile``'s look-up of HSV)
 
 
 def _samples(image: np.ndarray, px: np.ndarray, r_px: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -183,7 +185,7 @@ def ball_readings(image: np.ndarray, px: np.ndarray, r_px: np.ndarray, cloth_v: 
     added = np.zeros(px.shape[0]) if added is None else added
     pix, off, pts = _samples(image, px, r_px)
     keep = _kept(pts, rings)
-    own = _quantile(LINEAR_LUT[pix.min(axis=2)], keep, OWN_LIGHT_PCT / 100.0)
+    own = _quantile(pix.min(axis=2), LINEAR_LUT, keep, OWN_LIGHT_PCT / 100.0)
     light = np.maximum(own, added)
     cloth = srgb_to_linear(cloth_v) + added - light                   # the cloth's brightest channel
     cloth_own = linear_to_srgb(np.maximum(cloth, 0.0))
@@ -194,16 +196,38 @@ def ball_readings(image: np.ndarray, px: np.ndarray, r_px: np.ndarray, cloth_v: 
     return both[:M], both[M:]
 
 
-def _quantile(values: np.ndarray, mask: np.ndarray, q: float) -> np.ndarray:
-    """(M,) the q-quantile (linear interpolation, as ``np.quantile``) of each row of values (M, G) over
-    its points ``mask`` (M, G) (each row has at least one)."""
-    v = np.sort(np.where(mask, values, np.inf), axis=1)
+def _quantile(codes: np.ndarray, lut: np.ndarray, mask: np.ndarray, q: float) -> np.ndarray:
+    """(M,) the q-quantile (linear interpolation, as ``np.quantile``) of each row of lut[codes] (codes
+    (M, G) uint8, lut (256,) non-decreasing) over its points ``mask`` (M, G) (each row has at least
+    one): its order statistics found by counting the codes (``_order_stats``)."""
     pos = q * (mask.sum(axis=1) - 1)
     lo = np.floor(pos).astype(np.intp)
-    hi = np.minimum(lo + 1, v.shape[1] - 1)
-    rows = np.arange(v.shape[0])
-    a, b = v[rows, lo], v[rows, hi]
+    a, b = _order_stats(codes, mask, lo, np.minimum(lo + 1, codes.shape[1] - 1))
+    a, b = lut[a], np.where(b >= 0, lut[b], np.inf)                  # (the rank past the row's points: none)
     return a + (pos - lo) * np.where(np.isfinite(b), b - a, 0.0)
+
+
+@njit(cache=True)
+def _order_stats(codes, mask, lo, hi):
+    """((M,), (M,)) the codes of rank lo[m] and hi[m] (0: the smallest) among row m's codes (M, G) uint8
+    where ``mask`` (M, G), -1 for a rank past the row's count."""
+    M, G = codes.shape
+    out_lo, out_hi = np.full(M, -1, np.int64), np.full(M, -1, np.int64)
+    counts = np.empty(256, np.int64)
+    for m in range(M):
+        counts[:] = 0
+        for g in range(G):
+            if mask[m, g]:
+                counts[codes[m, g]] += 1
+        seen = 0
+        for c in range(256):
+            seen += counts[c]
+            if out_lo[m] < 0 and seen > lo[m]:
+                out_lo[m] = c
+            if seen > hi[m]:
+                out_hi[m] = c
+                break
+    return out_lo, out_hi
 
 
 def _features(pix: np.ndarray, off: np.ndarray, r_px: np.ndarray, cloth_v: np.ndarray,
@@ -213,7 +237,8 @@ def _features(pix: np.ndarray, off: np.ndarray, r_px: np.ndarray, cloth_v: np.nd
     if added is not None and np.any(added > 0):         # (look-up tables both ways, as vision.cloth)
         lin = np.clip(LINEAR_LUT[pix] - added[:, None, None].astype(np.float32), 0.0, 1.0)
         pix = SRGB_LUT[np.rint(lin * (SRGB_LUT.size - 1)).astype(np.intp)]
-    hsv = cv2.cvtColor(pix, cv2.COLOR_BGR2HSV).astype(np.float64)  # (M, G, 3)
+    hsv8 = cv2.cvtColor(pix, cv2.COLOR_BGR2HSV)
+    hsv = hsv8.astype(np.float64)  # (M, G, 3)
     # black: dark, or grey (unsaturated but well under the lit cloth: the 8 under a sheen; white is brighter)
     grey = (hsv[..., 1] < WHITE_MAX_SAT) & (hsv[..., 2] < GREY_REL * cloth_v[:, None])
     black = ((hsv[..., 2] < BLACK_MAX_VAL) | grey) & keep
@@ -224,16 +249,17 @@ def _features(pix: np.ndarray, off: np.ndarray, r_px: np.ndarray, cloth_v: np.nd
     core[~core.any(axis=1)] = True
     out = {"white": white.sum(1) / G, "black": black.sum(1) / G, "colour": col.sum(1) / G,
            "hue": np.full(M, np.nan), "rel_v": np.full(M, np.nan), "spread": np.full(M, np.nan),
-           "sat": _quantile(hsv[..., 1], core, 0.5), "v_med": _quantile(hsv[..., 2], core, 0.5) / np.maximum(cloth_v, 1.0)}
+           "sat": _quantile(hsv8[..., 1], _CODES, core, 0.5),
+           "v_med": _quantile(hsv8[..., 2], _CODES, core, 0.5) / np.maximum(cloth_v, 1.0)}
     h8 = hsv[..., 0].astype(np.intp)
     wgt = hsv[..., 1] * col
     hue = (np.degrees(np.arctan2((wgt * _HUE_SIN[h8]).sum(1), (wgt * _HUE_COS[h8]).sum(1))) / 2) % 180
     has_col = col.sum(1) >= 3
     out["hue"][has_col] = hue[has_col]
-    if has_col.any():        # 75th percentile of the coloured pixels' value (others sort last)
-        v = np.sort(np.where(col, hsv[..., 2], np.inf)[has_col], axis=1)
+    if has_col.any():        # 75th percentile of the coloured pixels' value (an order statistic of their codes)
         q = np.floor(0.75 * (col.sum(1)[has_col] - 1)).astype(np.intp)
-        out["rel_v"][has_col] = v[np.arange(v.shape[0]), q] / np.maximum(cloth_v[has_col], 1.0)
+        v = _CODES[_order_stats(hsv8[..., 2][has_col], col[has_col], q, q)[0]]
+        out["rel_v"][has_col] = v / np.maximum(cloth_v[has_col], 1.0)
     n_w = white.sum(1)
     has_w = n_w >= 3
     if has_w.any():          # the white pixels' spread along their narrower principal axis

@@ -107,6 +107,38 @@ def steps_along(image: np.ndarray, outline: np.ndarray, normals: np.ndarray, hal
                         np.ascontiguousarray(normals, np.float64), off, c, 1.0 - along * along)
 
 
+@njit(cache=True)
+def _all_done(done, y0, y1, x0, x1):
+    """Whether done[y0:y1, x0:x1] (bool) is all True (an empty window is)."""
+    for y in range(y0, y1):
+        for x in range(x0, x1):
+            if not done[y, x]:
+                return False
+    return True
+
+
+@njit(cache=True)
+def _new_squares(centres, reach, done, slack):
+    """(K, 4) the squares (x0, y0, x1, y1) [px, ends exclusive] that ``SmoothedNear.about`` smooths for
+    centres (M, 2) [px, (u, v), inside the image]: about each centre in turn whose square of ``reach``
+    (reaching 2 px further on the high sides) is not all ``done`` (h, w) bool yet, that square ``slack`` px
+    wider, cut to the image and marked done."""
+    h, w = done.shape
+    out = np.empty((centres.shape[0], 4), np.int64)
+    k = 0
+    for i in range(centres.shape[0]):
+        u, v = centres[i, 0], centres[i, 1]
+        xa, xb, ya, yb = int(u - reach), int(u + reach) + 2, int(v - reach), int(v + reach) + 2
+        if _all_done(done, max(0, ya), min(h, yb), max(0, xa), min(w, xb)):
+            continue
+        x0, x1 = max(0, xa - slack), min(w, xb + slack)
+        y0, y1 = max(0, ya - slack), min(h, yb + slack)
+        done[y0:y1, x0:x1] = True
+        out[k, 0], out[k, 1], out[k, 2], out[k, 3] = x0, y0, x1, y1
+        k += 1
+    return out[:k]
+
+
 class SmoothedNear:
     """A uint8 image (h, w, C) smoothed by a Gaussian of ``sigma`` [px] only where asked for (a
     frame's balls' search lines cover about a seventh of it): ``about`` smooths a square about each
@@ -130,20 +162,13 @@ class SmoothedNear:
         small window's), a window cut by the image's edge filled out with the image's own border
         rule: each square's pixels read only their own window."""
         h, w = self.done.shape
-        done, pad, slack = self.done, self.pad, self.SLACK
-        squares = []
+        pad = self.pad
         # (a search line's samples are clipped to the image: a centre off it reads as one on its edge)
-        for u, v in np.clip(np.asarray(centres, np.float64), 0, (w - 1, h - 1)).tolist():
-            xa, xb, ya, yb = int(u - reach), int(u + reach) + 2, int(v - reach), int(v + reach) + 2
-            if done[max(0, ya):yb, max(0, xa):xb].all():
-                continue
-            x0, x1 = max(0, xa - slack), min(w, xb + slack)
-            y0, y1 = max(0, ya - slack), min(h, yb + slack)
-            done[y0:y1, x0:x1] = True
-            squares.append((x0, y0, x1, y1))
-        if not squares:
+        sq = _new_squares(np.clip(np.asarray(centres, np.float64), 0, (w - 1, h - 1)), float(reach), self.done,
+                          self.SLACK)
+        if not sq.shape[0]:
             return self.out
-        sq = np.array(squares)
+        squares = sq.tolist()
         ww, hh = int((sq[:, 2] - sq[:, 0]).max()) + 2 * pad, int((sq[:, 3] - sq[:, 1]).max()) + 2 * pad
         strip = np.empty((hh, ww * len(squares)) + self.image.shape[2:], self.image.dtype)
         for k, (x0, y0, x1, y1) in enumerate(squares):

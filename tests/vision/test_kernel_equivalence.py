@@ -132,3 +132,134 @@ def test_hue_tables_equal_the_sine_and_cosine_of_every_hue_angle():
         ang = h * (np.pi / 90.0)
         assert np.array_equal(_HUE_SIN[h.astype(np.intp)], np.sin(ang))
         assert np.array_equal(_HUE_COS[h.astype(np.intp)], np.cos(ang))
+
+
+def test_classify_kernel_equals_the_plain_numpy_bits():
+    """``vision.cloth._classify`` (a row at a time, in passes the compiler vectorises) gives every
+    pixel the bits of the plain numpy expression of ``classify``'s rule, with and without pocket holes
+    and a brightness limit, for cloth models with and without a lit wedge."""
+    from vision.cloth import (
+        CHROMA_TAN,
+        CLOTH,
+        DARK_FRACTION,
+        FOREGROUND,
+        HOLE_DARK,
+        HOLE_DARK_SHARE,
+        HOLE_LIT,
+        classify,
+    )
+    rng = np.random.default_rng(7)
+    h, w = 61, 97
+    half = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    half[::3] = (np.array([60, 140, 40]) * rng.uniform(0.3, 1.6, (w, 1))).clip(0, 255).astype(np.uint8)
+    bright = rng.uniform(40, 220, (h, w)).astype(np.float32)
+    hole = rng.random((h, w)) < 0.2
+    for chroma, light, lit in ((np.array([0.4, 0.85, 0.35]), np.array([0.3, -0.5, 0.8]), (-0.1, 0.3)),
+                               (np.array([0.6, 0.6, 0.53]), np.zeros(3), (0.0, 0.0))):
+        chroma = chroma / np.linalg.norm(chroma)
+        model = ClothModel(chroma=chroma, coef=np.zeros(6), scale=1.0, level=100.0, light=light, lit=lit)
+        f = half.astype(np.float64)
+        b, g, r = f[..., 0], f[..., 1], f[..., 2]
+        a = b * chroma[0] + g * chroma[1] + r * chroma[2]
+        q = b * light[0] + g * light[1] + r * light[2]
+        e = q - np.minimum(np.maximum(q, lit[0] * a), lit[1] * a)
+        off2 = np.maximum(b * b + g * g + r * r - a * a - q * q, 0.0) + e * e
+        lit_b = bright.astype(np.float64)
+        tan2 = CHROMA_TAN ** 2
+        for where, brighter in ((None, np.inf), (hole, np.inf), (hole, 1.7), (None, 1.7)):
+            in_hole = np.zeros((h, w), bool) if where is None else where
+            a_floor = np.maximum(a, 0.25 * lit_b)
+            off = (off2 > tan2 * a_floor * a_floor) & (~in_hole | (a > HOLE_LIT * lit_b))
+            dark = ((a < DARK_FRACTION * lit_b) | (a > brighter * lit_b)) & ~in_hole
+            want = (CLOTH * ((off2 <= tan2 * a * a) & (a > DARK_FRACTION * lit_b)) + FOREGROUND * (off | dark)
+                    + HOLE_DARK * (a < HOLE_DARK_SHARE * lit_b)).astype(np.uint8)
+            assert np.array_equal(classify(half, model, bright, where, brighter), want)
+
+
+def test_symmetry_votes_kernel_equals_the_float_sobel_votes():
+    """``vision.candidates._votes`` takes the Sobel sums in whole numbers: its votes equal those of
+    cv2's float Sobel of each channel (the strongest channel's gradient, first channel on a tie), each
+    voter's two points one radius along it rounded half to even, counted with numpy."""
+    from vision.candidates import MIN_GRAD, _votes
+    rng = np.random.default_rng(8)
+    img = cv2.GaussianBlur(rng.integers(0, 256, (70, 90, 3), dtype=np.uint8), (0, 0), 1.2)
+    img[20:40, 30:50] = (20, 200, 240)
+    voters = rng.random(img.shape[:2]) < 0.6
+    gx = np.stack([cv2.Sobel(img[..., c], cv2.CV_64F, 1, 0, ksize=3) for c in range(3)], axis=-1)
+    gy = np.stack([cv2.Sobel(img[..., c], cv2.CV_64F, 0, 1, ksize=3) for c in range(3)], axis=-1)
+    m = gx * gx + gy * gy
+    best = np.argmax(m, axis=-1)[..., None]
+    bx, by, bm = (np.take_along_axis(x, best, axis=-1)[..., 0] for x in (gx, gy, m))
+    inner = np.zeros(voters.shape, bool)
+    inner[1:-1, 1:-1] = True
+    for radius in (np.full((1, 1), 9.5, np.float32), rng.uniform(4, 12, img.shape[:2]).astype(np.float32)):
+        rad = np.broadcast_to(radius, voters.shape).astype(np.float64)
+        y, x = np.nonzero(voters & inner & (bm >= MIN_GRAD * MIN_GRAD))
+        mag = np.sqrt(bm[y, x])
+        want = np.zeros(voters.shape, np.float32)
+        for sign in (1.0, -1.0):
+            px = np.rint(x + sign * (bx[y, x] / mag * rad[y, x])).astype(np.intp)
+            py = np.rint(y + sign * (by[y, x] / mag * rad[y, x])).astype(np.intp)
+            on = (px >= 0) & (px < img.shape[1]) & (py >= 0) & (py < img.shape[0])
+            np.add.at(want, (py[on], px[on]), 1.0)
+        assert np.array_equal(_votes(img, voters, radius, MIN_GRAD), want)
+
+
+def test_new_squares_equal_the_plain_loop():
+    """``vision.steps._new_squares`` (compiled) picks, and marks done, the same squares as the plain
+    loop over the centres that ``SmoothedNear.about`` describes."""
+    from vision.steps import SmoothedNear, _new_squares
+    rng = np.random.default_rng(9)
+    slack = SmoothedNear.SLACK
+    for (h, w), reach in (((720, 1280), 21.5), ((50, 60), 30.0), ((90, 130), 4.0)):
+        done, done_ref = np.zeros((h, w), bool), np.zeros((h, w), bool)
+        for _ in range(4):
+            centres = np.concatenate([rng.uniform(0, [w - 1, h - 1], (25, 2)),
+                                      rng.uniform(0, 1, (6, 2)) * 3 + rng.uniform(0, [w - 4, h - 4])])
+            want = []
+            for u, v in centres.tolist():
+                xa, xb, ya, yb = int(u - reach), int(u + reach) + 2, int(v - reach), int(v + reach) + 2
+                if done_ref[max(0, ya):yb, max(0, xa):xb].all():
+                    continue
+                x0, x1, y0, y1 = max(0, xa - slack), min(w, xb + slack), max(0, ya - slack), min(h, yb + slack)
+                done_ref[y0:y1, x0:x1] = True
+                want.append((x0, y0, x1, y1))
+            got = _new_squares(centres, reach, done, slack)
+            assert got.tolist() == [list(s) for s in want]
+            assert np.array_equal(done, done_ref)
+
+
+def test_quantile_by_counting_equals_the_sorted_rows():
+    """``vision.identify._quantile`` finds each row's order statistics by counting its 8-bit codes:
+    equal to the q-quantile of the looked-up values sorted (masked points last), for the linear-light
+    table (float32) and the codes themselves, at every q, for rows of any share of points."""
+    from vision.balls import LINEAR_LUT
+    from vision.identify import _CODES, _order_stats, _quantile
+    rng = np.random.default_rng(10)
+    for trial in range(60):
+        M, G = int(rng.integers(1, 12)), int(rng.integers(1, 400))
+        codes = rng.integers(0, int(rng.integers(1, 257)), (M, G)).astype(np.uint8)
+        mask = (rng.random((M, G)) < rng.uniform(0.01, 1)) | (trial % 3 == 0)
+        mask[np.arange(M), rng.integers(0, G, M)] = True
+        for lut in (LINEAR_LUT, _CODES):
+            v = np.sort(np.where(mask, lut[codes], np.inf), axis=1)
+            for q in (0.0, 0.05, 0.5, 0.75, 1.0):
+                pos = q * (mask.sum(axis=1) - 1)
+                lo = np.floor(pos).astype(np.intp)
+                a, b = v[np.arange(M), lo], v[np.arange(M), np.minimum(lo + 1, G - 1)]
+                want = a + (pos - lo) * np.where(np.isfinite(b), b - a, 0.0)
+                got = _quantile(codes, lut, mask, q)
+                assert got.dtype == want.dtype and np.array_equal(got, want)
+                assert np.array_equal(lut[_order_stats(codes, mask, lo, lo)[0]], a)
+
+
+def test_row_sums_of_three_equal_numpy_reductions():
+    """``vision.cloth._sum3`` adds a row's three values as numpy's reductions along the row do: the same
+    sums as x.sum(axis=1), and its root of squares the same norms as np.linalg.norm(x, axis=1)."""
+    from vision.cloth import _sum3
+    rng = np.random.default_rng(11)
+    for n in (1, 5, 16, 1244, 2840, 100000):
+        x = rng.integers(0, 256, (n, 3)) * rng.uniform(0.5, 1.5, (n, 3))
+        u = x / np.linalg.norm(x, axis=1, keepdims=True)
+        assert np.array_equal(_sum3(u), u.sum(axis=1))
+        assert np.array_equal(np.sqrt(_sum3(x * x)), np.linalg.norm(x, axis=1))
