@@ -47,7 +47,9 @@ Stages, each a function over arrays:
    This is exact under perspective: the centre of the ellipse a ball projects to is not the image
    of its centre, and a cloth-plane mapping misplaces it by the parallax d R / (H - R). rho takes
    up an offset of the edge finder that is the same all round; in the last of three passes it is
-   held near the frame's own (a partial outline cannot tell it from the centre). A fit's residual
+   held near the frame's own (a partial outline cannot tell it from the centre); in a JPEG frame with
+   no light added to the cloth its points then move LUMA_BLEND of the way to the luma's own step
+   (``vision.edges.luma_points``, about the fitted outline) for a final fit. A fit's residual
    limit is the larger of a fixed one and twice the frame's median residual (JPEG).
 6. A ball hidden inside a rack shows too little outline; where it touches at least CONTACT_MIN
    located balls (touching to CONTACT_SLACK, or more in a frame of rough outlines), it is placed by
@@ -159,6 +161,15 @@ BLOCKY_CHROMA_DEG = 30.0               # the cloth, between EDGE_CHROMA_DEG and 
 RHO_FRAME_MIN_BLOCKY = 1               # ... in a JPEG frame one such ball is enough (a rack frame's cue ball tells
                                        # its outward offset; with R the rack's edge balls sat 1.5 mm out: JPEG q60
                                        # x20 1.33 -> 1.12 mm)
+LUMA_BLEND = 0.7                       # in a JPEG frame with no light added to the cloth, each outline point moves
+                                       # this share of the way to where the luma alone steps half-way (the colour
+                                       # is at half resolution and coarsely quantised: with clean colour the same
+                                       # frames fit ~3x better) about the last fit's outline
+                                       # (``vision.edges.luma_points``; q60 x20 seeds 5 / 41 / 77: 0.83 / 0.96 /
+                                       # 0.92 -> 0.78 / 0.91 / 0.84 mm; 0.5: 0.78 / 0.94; 1: 0.80 / 0.91) ...
+LUMA_SIDE = 1.0                        # ... between the luma this many px either side ...
+LUMA_REACH = 1.5                       # ... at most this far from the last fit's outline ...
+LUMA_MIN = 2.0                         # ... where the two differ by at least this (8-bit levels)
 RING_CLEAR = 2                         # half-resolution px: the light under halo rings is fitted on cloth this clear of
                                        # the lines (their remnants bump it over a rack)
 FEW_EDGES = 13                         # a ball fitted to fewer outline points than this (a short arc: a halo
@@ -669,6 +680,7 @@ class TableDetector:
         model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale, True)
         bright = self._bright(model)
         light = ring_light = None
+        plain = not ringed and model.lit == (0.0, 0.0)      # no light added to the cloth
         if model.lit != (0.0, 0.0) and not ringed:      # light added across the cloth (no halo rings)
             half, model, bright, light = self.unlit(half, model, bright)
         elif model.lit != (0.0, 0.0) and first:         # ... under halo rings: for a second search
@@ -690,7 +702,8 @@ class TableDetector:
         det = _empty()
         if cand.shape[0]:
             px0 = np.stack([2 * cand[:, 0] + 0.5 + u0, 2 * cand[:, 1] + 0.5 + v0], axis=1)
-            det = self.refine(image, pixels_to_table(self.cam, px0, self.R), fill, model, fill_map, bright)
+            det = self.refine(image, pixels_to_table(self.cam, px0, self.R), fill, model, fill_map, bright,
+                              plain=plain)
         # balls of the cloth's own hue (vision.shape_candidates): where no ball was found from colour
         shaped = shape_candidates(half, self.shape_voters, self.allowed, self.r_map,
                                   (det.px - [u0 + 0.5, v0 + 0.5]) / 2, model.chroma, lit)
@@ -721,8 +734,16 @@ class TableDetector:
                                            (det.px - [u0 + 0.5, v0 + 0.5]) / 2, det.r_px / 2,
                                            det.n_edges / N_RAYS, np.nan_to_num(det.rms_px)))
 
+    def _outlines(self, xy: np.ndarray, rho: np.ndarray) -> np.ndarray:
+        """(M, N_RAYS, 2) [px] the predicted outlines of spheres of effective radii rho (M,) [m] centred at
+        table positions xy (M, 2) [m], at height R."""
+        P = np.concatenate([xy, np.full((xy.shape[0], 1), self.R)], axis=1)
+        circles = silhouette_circles(self.cam, P, rho, N_RAYS)
+        return table_to_pixels(self.cam, circles.reshape(-1, 3)).reshape(circles.shape[0], N_RAYS, 2)
+
     def refine(self, image: np.ndarray, xy: np.ndarray, fill: np.ndarray, cloth: ClothModel,
-               fill_map, bright: float = BRIGHT_LINEAR, found: Detections | None = None) -> Detections:
+               fill_map, bright: float = BRIGHT_LINEAR, found: Detections | None = None,
+               plain: bool = False) -> Detections:
         """Sub-pixel centres from starting table positions (M, 2) [m]; drops what is not a ball.
 
         fill: (M,) the candidates' foreground share; fill_map: () -> (h, w) foreground share at every
@@ -731,7 +752,9 @@ class TableDetector:
         (``outline_points``); found: None, or the balls found from colour when these are candidates from
         shape alone (``vision.shape_candidates``): search lines reaching into those balls are dropped, a
         ball of the cloth's hue is searched for its darker limb (``vision.limbs``), and a ball needs
-        SHAPE_MIN_EDGES outline points and is never placed by its contacts."""
+        SHAPE_MIN_EDGES outline points and is never placed by its contacts; plain: no light is added to the
+        frame's cloth (no projector's lit area, no halo rings): in a JPEG frame (``block_contrast``) the last
+        fit's outline points move LUMA_BLEND of the way to the luma's half-way step before a final fit."""
         cam, R = self.cam, self.R
         cloth_lin = cloth.linear_colour
         origin = cam.centre
@@ -741,10 +764,10 @@ class TableDetector:
         min_step = EDGE_MIN_SHARE * np.linalg.norm(cloth_lin)
         blocky = _edges.block_contrast(image) > BLOCKY_CONTRAST
         side, rho_min = (REFINE_SIDE, RHO_FRAME_MIN_BLOCKY) if blocky else (1.0, RHO_FRAME_MIN)
+        luma = blocky and plain and not alone
         for it, half_width in enumerate(SEARCH_WIDTHS):
             P = np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1)
-            circles = silhouette_circles(cam, P, rho, N_RAYS)
-            outline = table_to_pixels(cam, circles.reshape(-1, 3)).reshape(circles.shape[0], N_RAYS, 2)
+            outline = self._outlines(xy, rho)
             cpx = table_to_pixels(cam, P)
             rpx = np.linalg.norm(outline - cpx[:, None, :], axis=-1).mean(axis=1)
             normals = outline_normals(outline)
@@ -796,6 +819,13 @@ class TableDetector:
             xy, rho, rms, tw = fit_spheres(origin, rays, valid, xy0, R, rho0, px_per_m, iters=3 if it == 0 else 6)
             if last:         # a partial outline cannot tell rho from the centre: the frame's rho, or R
                 prior = frame_rho(rho, (tw > 0.5).sum(axis=1) >= WHOLE_SHARE * N_RAYS, R, rho_min)
+                xy, rho, rms, tw = fit_spheres(origin, rays, valid, xy0, R, rho0, px_per_m, iters=6,
+                                               rho_prior=prior, prior_weight=RHO_PRIOR_RAYS)
+            if last and luma:    # JPEG: the outline points moved towards the luma's (LUMA_BLEND)
+                o = self._outlines(xy, rho)
+                lp, lv = _edges.luma_points(image, o, outline_normals(o), LUMA_SIDE, LUMA_REACH, EDGE_STEP, LUMA_MIN, 2)
+                pts = np.where((valid & lv)[..., None], (1 - LUMA_BLEND) * pts + LUMA_BLEND * lp, pts)
+                rays = pixel_rays(cam, pts.reshape(-1, 2)).reshape(pts.shape[0], pts.shape[1], 3)
                 xy, rho, rms, tw = fit_spheres(origin, rays, valid, xy0, R, rho0, px_per_m, iters=6,
                                                rho_prior=prior, prior_weight=RHO_PRIOR_RAYS)
             n = (tw > 0.5).sum(axis=1)

@@ -24,6 +24,9 @@ pixels (bilinear, in linear light) and the outline is located in two steps:
    either side (out of the ramp), then 1 px as above. A step mostly in luma (a white or yellow
    ball's) is sharp in any frame and read 1 px either side only: read wider, b falls on the ball's
    shading inside its limb, which moves with the ball's place under the lights.
+3. ``luma_points`` (JPEG frames, after the last fit): where the luma Y' alone (8-bit, full
+   resolution in JPEG) is half-way between its values ``side`` px either side, nearest the
+   predicted outline; the detector moves its colour points part of the way there.
 """
 from __future__ import annotations
 
@@ -242,4 +245,65 @@ def outline_points(image, lut, outline, nrm, half_width, step, cloth_lin, tan_ch
                 px, py = px + e * nx, py + e * ny
             pts[m, n, 0], pts[m, n, 1] = px, py
             valid[m, n] = True
+    return pts, valid
+
+
+@njit(cache=True)
+def luma_points(image, outline, nrm, side, reach, step, min_step, iters):
+    """Outline points (M, N, 2) and validity (M, N) where the luma Y' (BT.601 of the 8-bit sRGB values,
+    bilinear) along the normals nrm (M, N, 2) of the predicted outline (M, N, 2) [px] is half-way between
+    its values ``side`` px either side: the crossing nearest the predicted point, within ``reach`` px,
+    re-read about the new point ``iters`` times; invalid where the two differ by less than min_step."""
+    M, N = outline.shape[0], outline.shape[1]
+    h, w = image.shape[0], image.shape[1]
+    T = int(round((2 * reach + 2 * side + 2) / step)) + 1
+    t0 = -reach - side - 1.0
+    prof = np.empty(T)
+    pts = outline.copy()
+    valid = np.zeros((M, N), dtype=np.bool_)
+    for m in range(M):
+        for n in range(N):
+            ox, oy, nx, ny = outline[m, n, 0], outline[m, n, 1], nrm[m, n, 0], nrm[m, n, 1]
+            for k in range(T):
+                x = min(max(ox + (t0 + k * step) * nx, 0.0), w - 1.001)
+                y = min(max(oy + (t0 + k * step) * ny, 0.0), h - 1.001)
+                x0, y0 = int(x), int(y)
+                fx, fy = x - x0, y - y0
+                v = 0.0
+                for ch, wt in ((0, LUMA_B), (1, LUMA_G), (2, LUMA_R)):
+                    a = float(image[y0, x0, ch])
+                    b = float(image[y0, x0 + 1, ch])
+                    c = float(image[y0 + 1, x0, ch])
+                    d = float(image[y0 + 1, x0 + 1, ch])
+                    v += wt * ((a + (b - a) * fx) * (1 - fy) + (c + (d - c) * fx) * fy)
+                prof[k] = v
+            e = 0.0
+            ok = True
+            for _ in range(iters):
+                fb = min(max((e - side - t0) / step, 0.0), T - 1.001)
+                fk = min(max((e + side - t0) / step, 0.0), T - 1.001)
+                ib, ik = int(fb), int(fk)
+                yb = prof[ib] + (prof[ib + 1] - prof[ib]) * (fb - ib)
+                yk = prof[ik] + (prof[ik + 1] - prof[ik]) * (fk - ik)
+                if abs(yb - yk) < min_step:
+                    ok = False
+                    break
+                mid = 0.5 * (yb + yk)
+                sgn = 1.0 if yb > yk else -1.0
+                best, e_new = 1e9, 0.0
+                for k in range(1, T):
+                    a0 = (prof[k - 1] - mid) * sgn
+                    a1 = (prof[k] - mid) * sgn
+                    if a0 >= 0.0 > a1:
+                        x = t0 + (k - 1 + a0 / (a0 - a1)) * step
+                        if abs(x) <= reach and abs(x - e) < best:
+                            best = abs(x - e)
+                            e_new = x
+                if best == 1e9:
+                    ok = False
+                    break
+                e = e_new
+            if ok:
+                pts[m, n, 0], pts[m, n, 1] = ox + e * nx, oy + e * ny
+                valid[m, n] = True
     return pts, valid
