@@ -294,14 +294,21 @@ def foreground(half: np.ndarray, model: ClothModel, bright: np.ndarray,
     return (classify(half, model, bright, hole, brighter) & FOREGROUND) * np.uint8(255 // FOREGROUND)
 
 
-def hole_mask(classes: np.ndarray, radius: float) -> np.ndarray:
+def hole_mask(classes: np.ndarray, radius: float, bridge: bool = False) -> np.ndarray:
     """(h, w) bool: pixels of dark regions (HOLE_DARK in ``classify``'s bits) that hold a disc of
     HOLE_WIDER ball radii (``radius`` in these pixels; the disc's side in pixels rounded to an
     odd number at half this resolution): pocket holes. A ball, even the black one, holds no such
-    disc. The opening is done at half this resolution (a hole only has to be told from a ball)."""
+    disc. The opening is done at half this resolution (a hole only has to be told from a ball).
+    With ``bridge`` (a frame with halo rings), gaps of a pixel at that resolution between dark
+    pixels that are not cloth (a ring drawn across a hole) count as dark first: a ring cuts a hole
+    into pieces narrower than the disc."""
     h, w = classes.shape
     dark = cv2.resize((classes & HOLE_DARK) * np.uint8(255 // HOLE_DARK), (w // 2, h // 2),
                       interpolation=cv2.INTER_AREA) > 127
+    if bridge:
+        cloth = cv2.resize((classes & CLOTH) * np.uint8(255 // CLOTH), (w // 2, h // 2),
+                           interpolation=cv2.INTER_AREA) > 127
+        dark |= (cv2.morphologyEx(dark.astype(np.uint8), cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8)) > 0) & ~cloth
     k = 2 * int(round(HOLE_WIDER * radius / 2)) + 1
     opened = cv2.morphologyEx(dark.astype(np.uint8), cv2.MORPH_OPEN,
                               cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))

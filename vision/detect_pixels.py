@@ -11,7 +11,8 @@ in the image instead (the reason for each is in docs/vision.md):
 2. ``play_area`` (``vision.play_area``): the quadrilateral of the four rail lines, fitted to the
    outline of the largest cloth-coloured region and squared up (it takes in the jaws and the
    balls in them, and leaves out the rails with their diamonds and markers);
-3. ``hole_mask``: dark regions at least a ball wide (pocket holes), where no centre can be;
+3. ``hole_mask``: dark regions at least a ball wide (pocket holes), where no centre can be (on a
+   frame with halo rings, a ring's line across a hole bridged first);
    on a frame without halo rings (fewer than RINGED line pixels in the play area): where the
    commonest cloth colour is a projector's lit one (its lit wedge runs away from white), the
    light is fitted over the play area and taken off (``vision.cloth.added_light_field``, as in
@@ -108,9 +109,9 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     model, bright = _cloth_model(half)
     classes = classify(half, model, bright)
     region = play_area(classes)
-    hole = hole_mask(classes, r_half)
-    light = None
     ringed = np.count_nonzero(lined & (region > 0)) >= RINGED
+    hole = hole_mask(classes, r_half, ringed)               # (halo rings drawn across a hole bridged)
+    light = None
     if model.lit[0] < 0 and not ringed:                      # a projector's light over most of the cloth: off
         unlit = _unlit(half, (region > 0) & ~hole, r_half)
         if unlit is not None:
