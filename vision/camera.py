@@ -18,10 +18,13 @@ which would be most of the sub-pixel error budget of the ball detector.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
+
+from planner.jit import njit
 
 LENS_MODELS = ("pinhole", "fisheye")
 PINHOLE_NDIST = (4, 5, 8, 12, 14)
@@ -176,18 +179,35 @@ def silhouette_circles(cam: CameraModel, centres, radius, n: int = 32) -> np.nda
     """Points (M, n, 3) [m, table frame] where the cone of rays from the optical centre touches
     each sphere: the circle whose image is the sphere's outline. radius: scalar or (M,) [m]."""
     P = np.asarray(centres, dtype=np.float64).reshape(-1, 3)
-    radius = np.broadcast_to(np.asarray(radius, dtype=np.float64), (P.shape[0],))[:, None]
-    a = P - cam.centre
-    D = np.linalg.norm(a, axis=1, keepdims=True)
-    a = a / D
-    e1 = np.stack([a[:, 1], -a[:, 0], np.zeros(P.shape[0])], axis=1)      # a x z
-    e1 /= np.linalg.norm(e1, axis=1, keepdims=True)
-    e2 = np.stack([a[:, 1] * e1[:, 2] - a[:, 2] * e1[:, 1], a[:, 2] * e1[:, 0] - a[:, 0] * e1[:, 2],
-                   a[:, 0] * e1[:, 1] - a[:, 1] * e1[:, 0]], axis=1)        # a x e1
+    radius = np.broadcast_to(np.asarray(radius, dtype=np.float64), (P.shape[0],))
     cos, sin = _circle_trig(int(n))
-    rho = radius * np.sqrt(1.0 - (radius / D) ** 2)              # (M, 1) radius of the contact circle
-    base = P - a * (radius ** 2 / D)                               # centre of the contact circle
-    return base[:, None, :] + rho[:, :, None] * (cos * e1[:, None, :] + sin * e2[:, None, :])
+    return _silhouette_circles(P, radius, np.asarray(cam.centre, np.float64), cos.ravel(), sin.ravel())
+
+
+@njit(cache=True)
+def _silhouette_circles(P, radius, centre, cos, sin):
+    """``silhouette_circles`` of spheres at P (M, 3) of radii (M,) [m] seen from ``centre`` (3,), at the
+    angles of cos, sin (n,): with a the unit direction to each sphere at distance D, e1 = a x z
+    (normalised) and e2 = a x e1, the contact circle's centre P - a r^2 / D and radius r sqrt(1 - (r / D)^2)."""
+    M, n = P.shape[0], cos.size
+    out = np.empty((M, n, 3))
+    for m in range(M):
+        a0, a1, a2 = P[m, 0] - centre[0], P[m, 1] - centre[1], P[m, 2] - centre[2]
+        D = math.sqrt(a0 * a0 + a1 * a1 + a2 * a2)
+        a0, a1, a2 = a0 / D, a1 / D, a2 / D
+        e = math.sqrt(a1 * a1 + a0 * a0 + 0.0)
+        e10, e11, e12 = a1 / e, -a0 / e, 0.0 / e
+        e20, e21, e22 = a1 * e12 - a2 * e11, a2 * e10 - a0 * e12, a0 * e11 - a1 * e10
+        r = radius[m]
+        q = r / D
+        rho = r * math.sqrt(1.0 - q * q)
+        f = r * r / D
+        b0, b1, b2 = P[m, 0] - a0 * f, P[m, 1] - a1 * f, P[m, 2] - a2 * f
+        for j in range(n):
+            out[m, j, 0] = b0 + rho * (cos[j] * e10 + sin[j] * e20)
+            out[m, j, 1] = b1 + rho * (cos[j] * e11 + sin[j] * e21)
+            out[m, j, 2] = b2 + rho * (cos[j] * e12 + sin[j] * e22)
+    return out
 
 
 @functools.lru_cache(maxsize=8)

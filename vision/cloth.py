@@ -14,6 +14,7 @@
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -327,18 +328,38 @@ def unlike_cloth(image: np.ndarray, model: ClothModel, centres: np.ndarray, radi
     t = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
     ring = np.stack([np.cos(t), np.sin(t)], axis=1)
     offs = np.concatenate([np.zeros((1, 2))] + [f * ring for f in (0.3, 0.55, 0.8)])      # (49, 2)
-    p = centres[:, None, :] + radii[:, None, None] * offs[None]
-    h, w = image.shape[:2]
-    u = np.clip(np.rint(p[..., 0]).astype(np.intp), 0, w - 1)
-    v = np.clip(np.rint(p[..., 1]).astype(np.intp), 0, h - 1)
-    f = image[v, u].astype(np.float64)
-    a = f @ model.chroma
-    perp = np.sqrt(np.maximum(np.einsum("mkc,mkc->mk", f, f) - a * a, 0.0))
-    lit = model.brightness((p[..., 0] - 0.5) / 2, (p[..., 1] - 0.5) / 2)
-    off = perp > np.tan(np.radians(UNLIKE_CHROMA_DEG)) * np.maximum(a, 1.0)
-    unlike = off | (a > UNLIKE_BRIGHT * lit) | (a < UNLIKE_DARK * lit)
-    in_hole = hole[np.minimum(v // 2, hole.shape[0] - 1), np.minimum(u // 2, hole.shape[1] - 1)]
-    return (unlike & ~in_hole).mean(axis=1)
+    return _unlike_share(image, np.asarray(centres, np.float64), np.asarray(radii, np.float64), offs,
+                         np.asarray(model.chroma, np.float64), np.asarray(model.coef, np.float64), float(model.scale),
+                         float(np.tan(np.radians(UNLIKE_CHROMA_DEG))), hole)
+
+
+@njit(cache=True)
+def _unlike_share(image, centres, radii, offs, chroma, coef, scale, tan_deg, hole):
+    """``unlike_cloth``'s share per circle: samples at centres (M, 2) + radii (M,) x offs (K, 2) [px]
+    (rounded to the nearest pixel, clipped to the image); the lit cloth there from the quadratic
+    surface coef (6,) at half resolution (``ClothModel.brightness``)."""
+    h, w = image.shape[0], image.shape[1]
+    hh, hw = hole.shape[0], hole.shape[1]
+    M, K = centres.shape[0], offs.shape[0]
+    out = np.empty(M)
+    for m in range(M):
+        count = 0
+        for k in range(K):
+            px = centres[m, 0] + radii[m] * offs[k, 0]
+            py = centres[m, 1] + radii[m] * offs[k, 1]
+            u = min(max(int(np.rint(px)), 0), w - 1)
+            v = min(max(int(np.rint(py)), 0), h - 1)
+            if hole[min(v // 2, hh - 1), min(u // 2, hw - 1)]:
+                continue
+            f0, f1, f2 = float(image[v, u, 0]), float(image[v, u, 1]), float(image[v, u, 2])
+            a = f0 * chroma[0] + f1 * chroma[1] + f2 * chroma[2]
+            perp = math.sqrt(max(f0 * f0 + f1 * f1 + f2 * f2 - a * a, 0.0))
+            su, sv = (px - 0.5) / 2 * scale, (py - 0.5) / 2 * scale
+            lit = coef[0] + coef[1] * su + coef[2] * sv + coef[3] * su * su + coef[4] * su * sv + coef[5] * sv * sv
+            if perp > tan_deg * max(a, 1.0) or a > UNLIKE_BRIGHT * lit or a < UNLIKE_DARK * lit:
+                count += 1
+        out[m] = count / K
+    return out
 
 
 # ---- a projector's light added to the frame (registered mode) ------------------------------------

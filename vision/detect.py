@@ -62,6 +62,7 @@ Stages, each a function over arrays:
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass, fields
 
 import cv2
@@ -320,8 +321,20 @@ def _body_colour(image, lut, centres, radii, ring):
 
 def hue_angle(body: np.ndarray, cloth_lin: np.ndarray) -> np.ndarray:
     """(M,) the angle [deg] between each ball's body colour (M, 3) and its cloth's colour (M, 3), linear BGR."""
-    norm_b, norm_c = np.linalg.norm(body, axis=1), np.linalg.norm(cloth_lin, axis=1)
-    return np.degrees(np.arccos(np.clip(np.sum(body * cloth_lin, axis=1) / np.maximum(norm_b * norm_c, 1e-12), -1, 1)))
+    return _hue_angle(np.ascontiguousarray(body, np.float64), np.ascontiguousarray(cloth_lin, np.float64))
+
+
+@njit(cache=True)
+def _hue_angle(body, cloth):
+    """``hue_angle``: degrees(arccos(clip(b . c / max(|b| |c|, 1e-12), -1, 1))) per row."""
+    out = np.empty(body.shape[0])
+    for m in range(body.shape[0]):
+        b0, b1, b2, c0, c1, c2 = body[m, 0], body[m, 1], body[m, 2], cloth[m, 0], cloth[m, 1], cloth[m, 2]
+        nb = math.sqrt(b0 * b0 + b1 * b1 + b2 * b2)
+        nc = math.sqrt(c0 * c0 + c1 * c1 + c2 * c2)
+        cos = (b0 * c0 + b1 * c1 + b2 * c2) / max(nb * nc, 1e-12)
+        out[m] = np.degrees(np.arccos(min(max(cos, -1.0), 1.0)))
+    return out
 
 
 def edge_chroma_deg(body: np.ndarray, cloth_lin: np.ndarray, bright: float = BRIGHT_LINEAR) -> np.ndarray:

@@ -23,21 +23,74 @@ def _tukey_weights(r, scale, mask, c, tw):
         tw[k] = (1 - u * u) ** 2 if mask[k] and abs(u) < 1 else 0.0
 
 
+WELL_POSED = 1e-3       # a 3x3 normal matrix A with det A above this share of the product of its diagonal is
+                        # solved in closed form (its error about the machine epsilon over this share); one nearer
+                        # singular (a fit to very few points, held by the 1e-9 regularisation alone) by LAPACK: its
+                        # step there is mostly rounding, and LAPACK's pivoting rounds otherwise
+
+
+@njit(cache=True)
+def _solve_normal3(a00, a01, a10, a02, a11, a12, a22, b0, b1, b2):
+    """x of A x = b for the normal matrix A of a 3-unknown fit (a.. its upper triangle, a10 the lower
+    twin of a01 as summed, the other lower entries equal to their twins): by the adjugate (Cramer's
+    rule) where A is WELL_POSED, else ``np.linalg.solve``. Returns x's three components."""
+    c00 = a11 * a22 - a12 * a12
+    c01 = a02 * a12 - a01 * a22
+    c02 = a01 * a12 - a02 * a11
+    det = a00 * c00 + a01 * c01 + a02 * c02
+    if not det > WELL_POSED * a00 * a11 * a22:
+        x = np.linalg.solve(np.array([[a00, a01, a02], [a10, a11, a12], [a02, a12, a22]]), np.array([b0, b1, b2]))
+        return x[0], x[1], x[2]
+    c11 = a00 * a22 - a02 * a02
+    c12 = a01 * a02 - a00 * a12
+    c22 = a00 * a11 - a01 * a01
+    return ((c00 * b0 + c01 * b1 + c02 * b2) / det, (c01 * b0 + c11 * b1 + c12 * b2) / det,
+            (c02 * b0 + c12 * b1 + c22 * b2) / det)
+
+
 @njit(cache=True)
 def _gauss_newton_step(jac, r, tw, wp=0.0, rp=0.0):
-    """The weighted Gauss-Newton step (J^T W J + 1e-9 I)^-1 J^T W r, 3 unknowns (jac: (N, 3)); with
-    a prior on the third unknown (residual rp, weight wp: one more row (0, 0, 1))."""
-    A = np.eye(3) * 1e-9
-    A[2, 2] += wp
-    b = np.zeros(3)
-    b[2] = wp * rp
+    """The weighted Gauss-Newton step (J^T W J + 1e-9 I)^-1 J^T W r, 3 unknowns (jac: (N, 2), the
+    third column -1 throughout); with a prior on the third unknown (residual rp, weight wp: one
+    more row (0, 0, 1)). Returns the step's three components."""
+    a00 = a11 = 1e-9
+    a22 = 1e-9 + wp
+    a01 = a10 = a02 = a12 = 0.0
+    b0 = b1 = 0.0
+    b2 = wp * rp
     for k in range(r.size):
-        if tw[k] > 0:
-            for i in range(3):
-                b[i] += tw[k] * jac[k, i] * r[k]
-                for j in range(3):
-                    A[i, j] += tw[k] * jac[k, i] * jac[k, j]
-    return np.linalg.solve(A, b)
+        w = tw[k]
+        if w > 0:
+            j0, j1 = jac[k, 0], jac[k, 1]
+            wj0, wj1 = w * j0, w * j1
+            a00 += wj0 * j0
+            a01 += wj0 * j1
+            a10 += wj1 * j0
+            a11 += wj1 * j1
+            a02 -= wj0
+            a12 -= wj1
+            a22 += w
+            b0 += wj0 * r[k]
+            b1 += wj1 * r[k]
+            b2 -= w * r[k]
+    return _solve_normal3(a00, a01, a10, a02, a11, a12, a22, b0, b1, b2)
+
+
+@njit(cache=True)
+def _robust_scale(r, mask, factor, buf, lower):
+    """The median of |r| * factor over mask (r (N,), mask (N,) bool), the lower middle value for an even
+    count where ``lower``, else the mean of the two; -1 where the mask is empty. buf: (N,) scratch."""
+    n = 0
+    for k in range(r.size):
+        if mask[k]:
+            buf[n] = abs(r[k]) * factor
+            n += 1
+    if n == 0:
+        return -1.0
+    v = np.sort(buf[:n])
+    if lower or n % 2:
+        return v[(n - 1) // 2]
+    return 0.5 * (v[n // 2 - 1] + v[n // 2])
 
 
 @njit(cache=True)
@@ -59,30 +112,30 @@ def _fit_spheres(origin, rays, weights, xy0, z, rho0, px_per_m, iters, trust, rh
     rms = np.empty(M)
     tws = np.zeros((M, N))
     r = np.empty(N)
-    jac = np.empty((N, 3))
+    jac = np.empty((N, 2))
+    buf = np.empty(N)
     for m in range(M):
-        x = np.array([xy0[m, 0], xy0[m, 1], rho0[m]])
+        x0, x1, x2 = xy0[m, 0], xy0[m, 1], rho0[m]
         tw = weights[m].astype(np.float64)
         for it in range(iters + 1):
-            vx, vy, vz = x[0] - origin[0], x[1] - origin[1], z - origin[2]
+            vx, vy, vz = x0 - origin[0], x1 - origin[1], z - origin[2]
             for k in range(N):
                 dx, dy, dz = rays[m, k, 0], rays[m, k, 1], rays[m, k, 2]
                 along = vx * dx + vy * dy + vz * dz
                 px, py, pz = vx - along * dx, vy - along * dy, vz - along * dz
                 dist = max(math.sqrt(px * px + py * py + pz * pz), 1e-12)
-                r[k] = dist - x[2]
-                jac[k, 0], jac[k, 1], jac[k, 2] = px / dist, py / dist, -1.0
+                r[k] = dist - x2
+                jac[k, 0], jac[k, 1] = px / dist, py / dist
             if it == iters:
                 break
             if it >= min(2, iters - 1):                  # robust weights once near the solution
-                used = np.abs(r[weights[m]]) * px_per_m[m]
-                if used.size:
-                    c = max(4.685 * 1.4826 * np.median(used), TUKEY_MIN_PX)
-                    _tukey_weights(r, px_per_m[m], weights[m], c, tw)
-            step = _gauss_newton_step(jac, r, tw, prior_weight[m], x[2] - rho_prior[m])
-            size = math.sqrt(step[0] ** 2 + step[1] ** 2 + step[2] ** 2)
-            x -= step * min(1.0, trust / max(size, 1e-15))
-        xy[m, 0], xy[m, 1], rho[m] = x[0], x[1], x[2]
+                med = _robust_scale(r, weights[m], px_per_m[m], buf, False)
+                if med >= 0:
+                    _tukey_weights(r, px_per_m[m], weights[m], max(4.685 * 1.4826 * med, TUKEY_MIN_PX), tw)
+            s0, s1, s2 = _gauss_newton_step(jac, r, tw, prior_weight[m], x2 - rho_prior[m])
+            f = min(1.0, trust / max(math.sqrt(s0 ** 2 + s1 ** 2 + s2 ** 2), 1e-15))
+            x0, x1, x2 = x0 - s0 * f, x1 - s1 * f, x2 - s2 * f
+        xy[m, 0], xy[m, 1], rho[m] = x0, x1, x2
         rms[m] = _weighted_rms(r, px_per_m[m], tw)
         tws[m] = tw
     return xy, rho, rms, tws
@@ -120,25 +173,26 @@ def _fit_circles(pts, weights, c0, r0, iters):
     rms = np.empty(M)
     tws = np.zeros((M, N))
     r = np.empty(N)
-    jac = np.empty((N, 3))
+    jac = np.empty((N, 2))
+    buf = np.empty(N)
     for m in range(M):
-        x = np.array([c0[m, 0], c0[m, 1], r0[m]])
+        x0, x1, x2 = c0[m, 0], c0[m, 1], r0[m]
         tw = weights[m].astype(np.float64)
         for it in range(iters + 1):
             for k in range(N):
-                dx, dy = pts[m, k, 0] - x[0], pts[m, k, 1] - x[1]
+                dx, dy = pts[m, k, 0] - x0, pts[m, k, 1] - x1
                 dist = max(math.sqrt(dx * dx + dy * dy), 1e-12)
-                r[k] = dist - x[2]
-                jac[k, 0], jac[k, 1], jac[k, 2] = -dx / dist, -dy / dist, -1.0
+                r[k] = dist - x2
+                jac[k, 0], jac[k, 1] = -dx / dist, -dy / dist
             if it == iters:
                 break
             if it >= 2:                                   # robust weights once near the solution
-                used = np.abs(r[weights[m]])
-                if used.size:
-                    c = max(4.685 * 1.4826 * np.sort(used)[(used.size - 1) // 2], TUKEY_MIN_PX)
-                    _tukey_weights(r, 1.0, weights[m], c, tw)
-            x -= _gauss_newton_step(jac, r, tw)
-        out[m] = x
+                med = _robust_scale(r, weights[m], 1.0, buf, True)
+                if med >= 0:
+                    _tukey_weights(r, 1.0, weights[m], max(4.685 * 1.4826 * med, TUKEY_MIN_PX), tw)
+            s0, s1, s2 = _gauss_newton_step(jac, r, tw)
+            x0, x1, x2 = x0 - s0, x1 - s1, x2 - s2
+        out[m, 0], out[m, 1], out[m, 2] = x0, x1, x2
         rms[m] = _weighted_rms(r, 1.0, tw)
         tws[m] = tw
     return out, rms, tws

@@ -26,6 +26,7 @@ balls (``vision.halo_rings``) are left out of both.
 from __future__ import annotations
 
 import functools
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -235,8 +236,7 @@ def _features(pix: np.ndarray, off: np.ndarray, r_px: np.ndarray, cloth_v: np.nd
     """``ball_features`` of the lattice pixels pix (M, G, 3) at offsets off (M, G, 2), of the points ``keep``."""
     M = pix.shape[0]
     if added is not None and np.any(added > 0):         # (look-up tables both ways, as vision.cloth)
-        lin = np.clip(LINEAR_LUT[pix] - added[:, None, None].astype(np.float32), 0.0, 1.0)
-        pix = SRGB_LUT[np.rint(lin * (SRGB_LUT.size - 1)).astype(np.intp)]
+        pix = _take_off_white(pix, added.astype(np.float32), LINEAR_LUT, SRGB_LUT)
     hsv8 = cv2.cvtColor(pix, cv2.COLOR_BGR2HSV)
     hsv = hsv8.astype(np.float64)  # (M, G, 3)
     # black: dark, or grey (unsaturated but well under the lit cloth: the 8 under a sheen; white is brighter)
@@ -248,7 +248,7 @@ def _features(pix: np.ndarray, off: np.ndarray, r_px: np.ndarray, cloth_v: np.nd
     core = (np.linalg.norm(_GRID, axis=1) <= CORE_SHARE / SAMPLE_SHARE)[None] & keep
     core[~core.any(axis=1)] = True
     out = {"white": white.sum(1) / G, "black": black.sum(1) / G, "colour": col.sum(1) / G,
-           "hue": np.full(M, np.nan), "rel_v": np.full(M, np.nan), "spread": np.full(M, np.nan),
+           "hue": np.full(M, np.nan), "rel_v": np.full(M, np.nan),
            "sat": _quantile(hsv8[..., 1], _CODES, core, 0.5),
            "v_med": _quantile(hsv8[..., 2], _CODES, core, 0.5) / np.maximum(cloth_v, 1.0)}
     h8 = hsv[..., 0].astype(np.intp)
@@ -260,19 +260,55 @@ def _features(pix: np.ndarray, off: np.ndarray, r_px: np.ndarray, cloth_v: np.nd
         q = np.floor(0.75 * (col.sum(1)[has_col] - 1)).astype(np.intp)
         v = _CODES[_order_stats(hsv8[..., 2][has_col], col[has_col], q, q)[0]]
         out["rel_v"][has_col] = v / np.maximum(cloth_v[has_col], 1.0)
-    n_w = white.sum(1)
-    has_w = n_w >= 3
-    if has_w.any():          # the white pixels' spread along their narrower principal axis
-        wt = white[has_w].astype(np.float64)
-        o = off[has_w]
-        n = n_w[has_w][:, None]
-        m = np.einsum("mg,mgk->mk", wt, o) / n
-        d = o - m[:, None, :]
-        cxx, cyy, cxy = (np.einsum("mg,mg->m", wt, d[..., i] * d[..., j]) / n[:, 0]
-                         for i, j in ((0, 0), (1, 1), (0, 1)))
-        lam = (cxx + cyy) / 2 - np.sqrt(((cxx - cyy) / 2) ** 2 + cxy ** 2)
-        out["spread"][has_w] = np.sqrt(np.maximum(lam, 0.0)) / r_px[has_w]
+    out["spread"] = _white_spread(white, np.ascontiguousarray(off, np.float64), np.asarray(r_px, np.float64))
     return BallFeatures(**out)
+
+
+@njit(cache=True)
+def _take_off_white(pix, added, lin_lut, srgb_lut):
+    """(M, G, 3) uint8: the 8-bit sRGB pixels pix (M, G, 3) with the white light added (M,) float32 [linear]
+    taken off each ball's, in float32 linear light (lin_lut: 8-bit -> linear float32; srgb_lut: linear
+    in its size - 1 steps -> 8-bit), clipped to [0, 1]."""
+    out = np.empty_like(pix)
+    top = np.float32(srgb_lut.size - 1)
+    lo, hi = np.float32(0.0), np.float32(1.0)
+    for m in range(pix.shape[0]):
+        a = added[m]
+        for g in range(pix.shape[1]):
+            for c in range(pix.shape[2]):
+                v = min(max(lin_lut[pix[m, g, c]] - a, lo), hi)
+                out[m, g, c] = srgb_lut[int(np.rint(v * top))]
+    return out
+
+
+@njit(cache=True)
+def _white_spread(white, off, r_px):
+    """(M,) the spread of each ball's white points (white (M, G) bool, at offsets off (M, G, 2) [px])
+    along their narrower principal axis: the root of the smaller eigenvalue of their covariance, in
+    outline radii r_px (M,); NaN for a ball with fewer than 3."""
+    M, G = white.shape
+    out = np.full(M, np.nan)
+    for m in range(M):
+        n, sx, sy = 0, 0.0, 0.0
+        for g in range(G):
+            if white[m, g]:
+                n += 1
+                sx += off[m, g, 0]
+                sy += off[m, g, 1]
+        if n < 3:
+            continue
+        mx, my = sx / n, sy / n
+        cxx = cyy = cxy = 0.0
+        for g in range(G):
+            if white[m, g]:
+                dx, dy = off[m, g, 0] - mx, off[m, g, 1] - my
+                cxx += dx * dx
+                cyy += dy * dy
+                cxy += dx * dy
+        cxx, cyy, cxy = cxx / n, cyy / n, cxy / n
+        lam = (cxx + cyy) / 2 - math.sqrt(((cxx - cyy) / 2) ** 2 + cxy ** 2)
+        out[m] = math.sqrt(max(lam, 0.0)) / r_px[m]
+    return out
 
 
 def _hue_dist(a, b) -> np.ndarray:

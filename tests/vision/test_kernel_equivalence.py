@@ -1,14 +1,26 @@
-"""Faster forms of per-frame computations equal the plain numpy expressions they replace, to the bit,
-on random input (the detector's results must not move with its speed)."""
+"""Faster forms of per-frame computations equal the plain numpy expressions they replace on random input,
+to the bit, or to rounding where they sum in another order or solve in closed form (the detector's results
+must not move with its speed)."""
 import cv2
 import numpy as np
 
 from planner.state import ball_class
+from vision.balls import LINEAR_LUT, SRGB_LUT
 from vision.camera import silhouette_circles
-from vision.cloth import ClothModel
-from vision.detect import added_light, outline_normals
+from vision.cloth import UNLIKE_BRIGHT, UNLIKE_CHROMA_DEG, UNLIKE_DARK, ClothModel, unlike_cloth
+from vision.detect import added_light, hue_angle, outline_normals
 from vision.edges import block_contrast
-from vision.identify import COLOUR_NAMES, BallFeatures, _colour_cost, _colour_prototypes, _costs, id_costs
+from vision.fits import WELL_POSED, _gauss_newton_step, _robust_scale, _solve_normal3
+from vision.identify import (
+    COLOUR_NAMES,
+    BallFeatures,
+    _colour_cost,
+    _colour_prototypes,
+    _costs,
+    _take_off_white,
+    _white_spread,
+    id_costs,
+)
 
 
 def _outlines(rng, m, n):
@@ -263,3 +275,116 @@ def test_row_sums_of_three_equal_numpy_reductions():
         u = x / np.linalg.norm(x, axis=1, keepdims=True)
         assert np.array_equal(_sum3(u), u.sum(axis=1))
         assert np.array_equal(np.sqrt(_sum3(x * x)), np.linalg.norm(x, axis=1))
+
+
+def test_normal_3x3_solve_equals_lapack():
+    rng = np.random.default_rng(5)
+    for n in (1, 2, 3, 5, 12, 48) * 30:
+        j = rng.normal(0, 1, (n, 3))
+        a = j.T @ (j * rng.uniform(0, 1, n)[:, None]) + 1e-9 * np.eye(3)
+        a = (a + a.T) / 2
+        a[1, 0] = np.nextafter(a[0, 1], np.inf)        # (the lower twin of a01 may round otherwise)
+        b = rng.normal(0, 1, 3)
+        x = _solve_normal3(a[0, 0], a[0, 1], a[1, 0], a[0, 2], a[1, 1], a[1, 2], a[2, 2], *b)
+        if np.linalg.det(a) > WELL_POSED * np.prod(np.diag(a)):
+            assert np.allclose(x, np.linalg.solve(a, b), rtol=1e-11, atol=0)
+        else:                                          # (near singular: LAPACK's own rounding)
+            assert np.array_equal(x, np.linalg.solve(a, b))
+
+
+def test_gauss_newton_step_equals_the_normal_equations():
+    rng = np.random.default_rng(6)
+    for n, wp, rp in ((48, 0.0, 0.0), (48, 4.0, 0.3), (7, 0.0, 0.0), (20, 1.0, -2.0)):
+        jac = rng.normal(0, 1, (n, 2))
+        r, tw = rng.normal(0, 1, n), rng.uniform(0, 1, n) * (rng.random(n) > 0.2)
+        J = np.c_[jac, -np.ones(n)]
+        A = J.T @ (tw[:, None] * J) + 1e-9 * np.eye(3) + np.diag([0, 0, wp])
+        b = J.T @ (tw * r) + np.array([0, 0, wp * rp])
+        assert np.allclose(_gauss_newton_step(jac, r, tw, wp, rp), np.linalg.solve(A, b), rtol=1e-9, atol=1e-12)
+
+
+def test_robust_scale_is_the_median_of_the_used_residuals():
+    rng = np.random.default_rng(7)
+    buf = np.empty(48)
+    for n_used in (0, 1, 2, 7, 30, 48):
+        r = rng.normal(0, 2, 48)
+        mask = np.zeros(48, bool)
+        mask[rng.permutation(48)[:n_used]] = True
+        used = np.abs(r[mask]) * 3.0
+        lower = _robust_scale(r, mask, 3.0, buf, True)
+        mean = _robust_scale(r, mask, 3.0, buf, False)
+        if n_used == 0:
+            assert lower == mean == -1.0
+        else:
+            assert lower == np.sort(used)[(n_used - 1) // 2]
+            assert mean == np.median(used)
+
+
+def test_unlike_cloth_equals_the_sampled_numpy_expression():
+    rng = np.random.default_rng(8)
+    image = cv2.GaussianBlur(rng.integers(0, 256, (180, 240, 3), dtype=np.uint8), (0, 0), 2.0)
+    image[40:90, 50:120] = (60, 140, 40)
+    hole = np.zeros((90, 120), bool)
+    hole[10:30, 60:90] = True
+    chroma = np.array([60.0, 140.0, 40.0]) / np.linalg.norm([60.0, 140.0, 40.0])
+    model = ClothModel(chroma=chroma, coef=np.array([150.0, 20.0, -10.0, 5.0, 3.0, -4.0]), scale=1 / 120, level=150.0,
+                       light=np.zeros(3), lit=(0.0, 0.0))
+    centres = np.r_[rng.uniform(-10, 250, (40, 2)), [[80.0, 60.0], [150.0, 40.0]]]
+    radii = rng.uniform(4, 30, 42)
+    t = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
+    ring = np.stack([np.cos(t), np.sin(t)], axis=1)
+    offs = np.concatenate([np.zeros((1, 2))] + [f * ring for f in (0.3, 0.55, 0.8)])
+    p = centres[:, None, :] + radii[:, None, None] * offs[None]
+    u = np.clip(np.rint(p[..., 0]).astype(np.intp), 0, image.shape[1] - 1)
+    v = np.clip(np.rint(p[..., 1]).astype(np.intp), 0, image.shape[0] - 1)
+    f = image[v, u].astype(np.float64)
+    a = f @ model.chroma
+    perp = np.sqrt(np.maximum(np.einsum("mkc,mkc->mk", f, f) - a * a, 0.0))
+    lit = model.brightness((p[..., 0] - 0.5) / 2, (p[..., 1] - 0.5) / 2)
+    unlike = (perp > np.tan(np.radians(UNLIKE_CHROMA_DEG)) * np.maximum(a, 1.0)) | (a > UNLIKE_BRIGHT * lit) \
+        | (a < UNLIKE_DARK * lit)
+    in_hole = hole[np.minimum(v // 2, hole.shape[0] - 1), np.minimum(u // 2, hole.shape[1] - 1)]
+    expected = (unlike & ~in_hole).mean(axis=1)
+    got = unlike_cloth(image, model, centres, radii, hole)
+    assert expected.min() < 0.5 < expected.max()           # (cloth and not cloth both sampled)
+    assert np.array_equal(got, expected)
+
+
+def test_white_spread_equals_the_principal_axis_numpy_expression():
+    rng = np.random.default_rng(9)
+    M, G = 12, 385
+    white = rng.random((M, G)) < rng.uniform(0, 0.5, (M, 1))
+    white[0] = False
+    white[1, :] = False
+    white[1, :2] = True                                  # (fewer than 3: no spread)
+    off, r_px = rng.normal(0, 6, (M, G, 2)), rng.uniform(8, 20, M)
+    want = np.full(M, np.nan)
+    for m in range(M):
+        o = off[m][white[m]]
+        if o.shape[0] >= 3:
+            d = o - o.mean(axis=0)
+            cov = d.T @ d / o.shape[0]
+            want[m] = np.sqrt(max(np.linalg.eigvalsh(cov)[0], 0.0)) / r_px[m]
+    got = _white_spread(white, off, r_px)
+    assert np.array_equal(np.isnan(got), np.isnan(want)) and np.isnan(want).sum() == 2
+    np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+
+
+def test_take_off_white_equals_the_float32_look_ups():
+    rng = np.random.default_rng(10)
+    pix = rng.integers(0, 256, (9, 385, 3), dtype=np.uint8)
+    added = np.r_[0.0, rng.uniform(0, 0.5, 7), 2.0].astype(np.float32)
+    lin = np.clip(LINEAR_LUT[pix] - added[:, None, None], 0.0, 1.0)
+    assert lin.dtype == np.float32
+    want = SRGB_LUT[np.rint(lin * (SRGB_LUT.size - 1)).astype(np.intp)]
+    assert np.array_equal(_take_off_white(pix, added, LINEAR_LUT, SRGB_LUT), want)
+
+
+
+def test_hue_angle_equals_the_numpy_expression():
+    rng = np.random.default_rng(12)
+    body, cloth = rng.uniform(0, 1, (2000, 3)), rng.uniform(0, 1, (2000, 3))
+    cloth[:5] = body[:5]                                 # (the same colour: 0 deg)
+    body[5] = 0.0                                        # (no colour at all)
+    cos = np.sum(body * cloth, axis=1) / np.maximum(np.linalg.norm(body, axis=1) * np.linalg.norm(cloth, axis=1), 1e-12)
+    np.testing.assert_allclose(hue_angle(body, cloth), np.degrees(np.arccos(np.clip(cos, -1, 1))), rtol=0, atol=1e-12)
