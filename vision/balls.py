@@ -62,6 +62,7 @@ def linear_to_srgb(x) -> np.ndarray:
 
 LINEAR_LUT = srgb_to_linear(np.arange(256)).astype(np.float32)                      # 8-bit sRGB -> linear
 SRGB_LUT = np.rint(linear_to_srgb(np.linspace(0.0, 1.0, 16385))).astype(np.uint8)    # linear (16384 steps) -> 8-bit
+CODES_LUT = np.arange(256, dtype=np.float64)                                        # an 8-bit value as itself
 
 
 def is_stripe(ball_id: int) -> bool:

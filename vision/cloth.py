@@ -42,6 +42,16 @@ LIT_MODE_SHARE = 0.15                  # ... used only when this share of it lie
 LIT_CONE_DEG = 25.0                    # a tinted light's direction: from the samples this near the cloth's colour
 
 
+def _surface(c, u, v):
+    """The lit cloth's quadratic brightness surface c (6,) at scaled coordinates u, v (scalars or
+    arrays of one shape): c0 + c1 u + c2 v + c3 u^2 + c4 u v + c5 v^2. Plain arithmetic, so the same
+    function serves numpy arrays and, compiled below as ``_surface_jit``, the numba kernels."""
+    return c[0] + c[1] * u + c[2] * v + c[3] * u * u + c[4] * u * v + c[5] * v * v
+
+
+_surface_jit = njit(cache=True)(_surface)
+
+
 @dataclass(frozen=True)
 class ClothModel:
     """chroma: (3,) unit direction of the cloth's 8-bit BGR colour; coef: (6,) quadratic brightness
@@ -66,8 +76,7 @@ class ClothModel:
 
     def brightness(self, u, v) -> np.ndarray:
         u, v = np.asarray(u, np.float64) * self.scale, np.asarray(v, np.float64) * self.scale
-        c = self.coef
-        return c[0] + c[1] * u + c[2] * v + c[3] * u * u + c[4] * u * v + c[5] * v * v
+        return _surface(self.coef, u, v)
 
 
 def fit_cloth(samples: np.ndarray, u: np.ndarray, v: np.ndarray, scale: float,
@@ -354,8 +363,7 @@ def _unlike_share(image, centres, radii, offs, chroma, coef, scale, tan_deg, hol
             f0, f1, f2 = float(image[v, u, 0]), float(image[v, u, 1]), float(image[v, u, 2])
             a = f0 * chroma[0] + f1 * chroma[1] + f2 * chroma[2]
             perp = math.sqrt(max(f0 * f0 + f1 * f1 + f2 * f2 - a * a, 0.0))
-            su, sv = (px - 0.5) / 2 * scale, (py - 0.5) / 2 * scale
-            lit = coef[0] + coef[1] * su + coef[2] * sv + coef[3] * su * su + coef[4] * su * sv + coef[5] * sv * sv
+            lit = _surface_jit(coef, (px - 0.5) / 2 * scale, (py - 0.5) / 2 * scale)
             if perp > tan_deg * max(a, 1.0) or a > UNLIKE_BRIGHT * lit or a < UNLIKE_DARK * lit:
                 count += 1
         out[m] = count / K

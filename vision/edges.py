@@ -35,6 +35,7 @@ import math
 import numpy as np
 
 from planner.jit import njit
+from vision.balls import CODES_LUT
 
 
 def block_contrast(image: np.ndarray) -> float:
@@ -255,28 +256,18 @@ def luma_points(image, outline, nrm, side, reach, step, min_step, iters):
     its values ``side`` px either side: the crossing nearest the predicted point, within ``reach`` px,
     re-read about the new point ``iters`` times; invalid where the two differ by less than min_step."""
     M, N = outline.shape[0], outline.shape[1]
-    h, w = image.shape[0], image.shape[1]
     T = int(round((2 * reach + 2 * side + 2) / step)) + 1
     t0 = -reach - side - 1.0
     prof = np.empty(T)
+    col = np.empty(3)
     pts = outline.copy()
     valid = np.zeros((M, N), dtype=np.bool_)
     for m in range(M):
         for n in range(N):
             ox, oy, nx, ny = outline[m, n, 0], outline[m, n, 1], nrm[m, n, 0], nrm[m, n, 1]
             for k in range(T):
-                x = min(max(ox + (t0 + k * step) * nx, 0.0), w - 1.001)
-                y = min(max(oy + (t0 + k * step) * ny, 0.0), h - 1.001)
-                x0, y0 = int(x), int(y)
-                fx, fy = x - x0, y - y0
-                v = 0.0
-                for ch, wt in ((0, LUMA_B), (1, LUMA_G), (2, LUMA_R)):
-                    a = float(image[y0, x0, ch])
-                    b = float(image[y0, x0 + 1, ch])
-                    c = float(image[y0 + 1, x0, ch])
-                    d = float(image[y0 + 1, x0 + 1, ch])
-                    v += wt * ((a + (b - a) * fx) * (1 - fy) + (c + (d - c) * fx) * fy)
-                prof[k] = v
+                _sample(image, CODES_LUT, ox + (t0 + k * step) * nx, oy + (t0 + k * step) * ny, col)
+                prof[k] = LUMA_B * col[0] + LUMA_G * col[1] + LUMA_R * col[2]
             e = 0.0
             ok = True
             for _ in range(iters):

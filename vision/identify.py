@@ -38,6 +38,7 @@ from planner.state import ball_class
 from vision.balls import (
     BALL_SRGB,
     CLOTH_SRGB,
+    CODES_LUT,
     COLOUR_NAMES,
     LINEAR_LUT,
     SNOOKER_COLOURS,
@@ -131,7 +132,6 @@ def _unit_disc_grid(step: float = 0.09) -> np.ndarray:
 _GRID = _unit_disc_grid()
 _HUE_ANGLE = np.arange(256) * (np.pi / 90.0)     # an 8-bit HSV hue (0-179) as an angle on the full circle [rad]
 _HUE_COS, _HUE_SIN = np.cos(_HUE_ANGLE), np.sin(_HUE_ANGLE)   # ... its cosine and sine, looked up per pixel
-_CODES = np.arange(256, dtype=np.float64)         # an 8-bit code as itself (``_quantile``'s look-up of HSV)
 
 
 def _samples(image: np.ndarray, px: np.ndarray, r_px: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -249,8 +249,8 @@ def _features(pix: np.ndarray, off: np.ndarray, r_px: np.ndarray, cloth_v: np.nd
     core[~core.any(axis=1)] = True
     out = {"white": white.sum(1) / G, "black": black.sum(1) / G, "colour": col.sum(1) / G,
            "hue": np.full(M, np.nan), "rel_v": np.full(M, np.nan),
-           "sat": _quantile(hsv8[..., 1], _CODES, core, 0.5),
-           "v_med": _quantile(hsv8[..., 2], _CODES, core, 0.5) / np.maximum(cloth_v, 1.0)}
+           "sat": _quantile(hsv8[..., 1], CODES_LUT, core, 0.5),
+           "v_med": _quantile(hsv8[..., 2], CODES_LUT, core, 0.5) / np.maximum(cloth_v, 1.0)}
     h8 = hsv[..., 0].astype(np.intp)
     wgt = hsv[..., 1] * col
     hue = (np.degrees(np.arctan2((wgt * _HUE_SIN[h8]).sum(1), (wgt * _HUE_COS[h8]).sum(1))) / 2) % 180
@@ -258,7 +258,7 @@ def _features(pix: np.ndarray, off: np.ndarray, r_px: np.ndarray, cloth_v: np.nd
     out["hue"][has_col] = hue[has_col]
     if has_col.any():        # 75th percentile of the coloured pixels' value (an order statistic of their codes)
         q = np.floor(0.75 * (col.sum(1)[has_col] - 1)).astype(np.intp)
-        v = _CODES[_order_stats(hsv8[..., 2][has_col], col[has_col], q, q)[0]]
+        v = CODES_LUT[_order_stats(hsv8[..., 2][has_col], col[has_col], q, q)[0]]
         out["rel_v"][has_col] = v / np.maximum(cloth_v[has_col], 1.0)
     out["spread"] = _white_spread(white, np.ascontiguousarray(off, np.float64), np.asarray(r_px, np.float64))
     return BallFeatures(**out)

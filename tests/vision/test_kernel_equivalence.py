@@ -245,15 +245,15 @@ def test_quantile_by_counting_equals_the_sorted_rows():
     """``vision.identify._quantile`` finds each row's order statistics by counting its 8-bit codes:
     equal to the q-quantile of the looked-up values sorted (masked points last), for the linear-light
     table (float32) and the codes themselves, at every q, for rows of any share of points."""
-    from vision.balls import LINEAR_LUT
-    from vision.identify import _CODES, _order_stats, _quantile
+    from vision.balls import CODES_LUT, LINEAR_LUT
+    from vision.identify import _order_stats, _quantile
     rng = np.random.default_rng(10)
     for trial in range(60):
         M, G = int(rng.integers(1, 12)), int(rng.integers(1, 400))
         codes = rng.integers(0, int(rng.integers(1, 257)), (M, G)).astype(np.uint8)
         mask = (rng.random((M, G)) < rng.uniform(0.01, 1)) | (trial % 3 == 0)
         mask[np.arange(M), rng.integers(0, G, M)] = True
-        for lut in (LINEAR_LUT, _CODES):
+        for lut in (LINEAR_LUT, CODES_LUT):
             v = np.sort(np.where(mask, lut[codes], np.inf), axis=1)
             for q in (0.0, 0.05, 0.5, 0.75, 1.0):
                 pos = q * (mask.sum(axis=1) - 1)
