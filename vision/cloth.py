@@ -334,25 +334,32 @@ def unlike_cloth(image: np.ndarray, model: ClothModel, centres: np.ndarray, radi
     UNLIKE_BRIGHT or darker than UNLIKE_DARK times the lit cloth there, and is not in a pocket hole
     (``hole``: (h/2, w/2) bool, ``hole_mask``). A ball of any colour, the black and the white
     included, scores near 1; cloth, its shadows, a pocket's liner and its rim near 0."""
+    return unlike_shares(image, model, centres, radii, hole)[:, 0]
+
+
+def unlike_shares(image: np.ndarray, model: ClothModel, centres: np.ndarray, radii: np.ndarray,
+                  hole: np.ndarray) -> np.ndarray:
+    """(M, 2): of ``unlike_cloth``'s samples inside each circle, the shares unlike cloth and off ``hole``
+    (seen)."""
     t = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
     ring = np.stack([np.cos(t), np.sin(t)], axis=1)
     offs = np.concatenate([np.zeros((1, 2))] + [f * ring for f in (0.3, 0.55, 0.8)])      # (49, 2)
-    return _unlike_share(image, np.asarray(centres, np.float64), np.asarray(radii, np.float64), offs,
-                         np.asarray(model.chroma, np.float64), np.asarray(model.coef, np.float64), float(model.scale),
-                         float(np.tan(np.radians(UNLIKE_CHROMA_DEG))), hole)
+    counts = _unlike_share(image, np.asarray(centres, np.float64), np.asarray(radii, np.float64), offs,
+                           np.asarray(model.chroma, np.float64), np.asarray(model.coef, np.float64),
+                           float(model.scale), float(np.tan(np.radians(UNLIKE_CHROMA_DEG))), hole)
+    return counts / offs.shape[0]
 
 
 @njit(cache=True)
 def _unlike_share(image, centres, radii, offs, chroma, coef, scale, tan_deg, hole):
-    """``unlike_cloth``'s share per circle: samples at centres (M, 2) + radii (M,) x offs (K, 2) [px]
+    """(M, 2) counts per circle of ``unlike_shares``: samples at centres (M, 2) + radii (M,) x offs (K, 2) [px]
     (rounded to the nearest pixel, clipped to the image); the lit cloth there from the quadratic
     surface coef (6,) at half resolution (``ClothModel.brightness``)."""
     h, w = image.shape[0], image.shape[1]
     hh, hw = hole.shape[0], hole.shape[1]
     M, K = centres.shape[0], offs.shape[0]
-    out = np.empty(M)
+    out = np.zeros((M, 2), np.int64)
     for m in range(M):
-        count = 0
         for k in range(K):
             px = centres[m, 0] + radii[m] * offs[k, 0]
             py = centres[m, 1] + radii[m] * offs[k, 1]
@@ -360,13 +367,13 @@ def _unlike_share(image, centres, radii, offs, chroma, coef, scale, tan_deg, hol
             v = min(max(int(np.rint(py)), 0), h - 1)
             if hole[min(v // 2, hh - 1), min(u // 2, hw - 1)]:
                 continue
+            out[m, 1] += 1
             f0, f1, f2 = float(image[v, u, 0]), float(image[v, u, 1]), float(image[v, u, 2])
             a = f0 * chroma[0] + f1 * chroma[1] + f2 * chroma[2]
             perp = math.sqrt(max(f0 * f0 + f1 * f1 + f2 * f2 - a * a, 0.0))
             lit = _surface_jit(coef, (px - 0.5) / 2 * scale, (py - 0.5) / 2 * scale)
             if perp > tan_deg * max(a, 1.0) or a > UNLIKE_BRIGHT * lit or a < UNLIKE_DARK * lit:
-                count += 1
-        out[m] = count / K
+                out[m, 0] += 1
     return out
 
 

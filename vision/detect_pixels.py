@@ -30,8 +30,11 @@ in the image instead (the reason for each is in docs/vision.md):
    than MIN_POINTS of them are steps of MIN_STEP), a radius near the expected one,
    an inside that is mostly not cloth (``unlike_cloth``; less of it for a very round fit, a ball
    of the cloth's hue; with a pocket's rim and liner, RIM radii
-   about its hole, counted as cloth: no circle on a cushion's shadow line, a liner or a rim), and
-   no overlap with a better-supported ball;
+   about its hole, counted as cloth: no circle on a cushion's shadow line, a liner or a rim; for a
+   very round fit, the share of its inside off that rim: a black ball in a pocket's mouth), and
+   no overlap with a better-supported ball; the candidates refused that lie apart from every fit
+   are fitted to their darker limb (``vision.limbs``, the registered mode's search for a ball of
+   the cloth's hue: a dark green ball on green cloth, whose inside passes for cloth);
 7. ``clear_of_intruders`` (``vision.intruders``, as in the registered mode): no fit on a hand or
    an arm, the foreground (off the pockets and their rims) that reaches in over the play area's
    edge with an arm's core.
@@ -43,6 +46,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.balls import LINEAR_LUT
 from vision.candidates import candidates, distinct
 from vision.cloth import (
     FOREGROUND,
@@ -53,11 +57,30 @@ from vision.cloth import (
     hole_mask,
     lit_surface,
     take_off_light,
-    unlike_cloth,
+    unlike_shares,
 )
-from vision.detect import GREY_BRIGHTER, Detections, _empty, near_neighbours, near_points
+from vision.detect import (
+    EDGE_STEP,
+    GREY_BRIGHTER,
+    LIMB_CLOTH,
+    LIMB_DEPTH,
+    LIMB_INNER,
+    MIN_EDGES_PIXELS,
+    OUTLINE_RINGS,
+    RMS_MAX_PX,
+    RMS_MAX_SHARE,
+    SHAPE_GAP,
+    Detections,
+    _empty,
+    inside_circles,
+    local_cloth,
+    near_neighbours,
+    near_points,
+)
+from vision.detect import SEARCH_WIDTHS as LIMB_WIDTHS
 from vision.fits import fit_circles
 from vision.intruders import clear_of_intruders, reach_in_band
+from vision.limbs import limb_points
 from vision.play_area import play_area
 from vision.steps import N_RAYS, SmoothedNear, ray_directions, step_points
 from vision.thin_lines import remove_thin_lines
@@ -85,6 +108,11 @@ LINE_REACH = 0.35                  # ball radii: thin lines of added light (halo
 RINGED = 80                        # half-resolution pixels on thin lines inside the play area: a frame with halo
                                    # rings (without: rendered <= 42, real dev frames <= 29; with: rendered >= 117,
                                    # the real halo frames 1399-1469)
+LIMB_GAP = SHAPE_GAP               # a ball of the cloth's hue fitted to its darker limb lies this many radii from every
+                                   # fit (as the registered mode's candidates from shape)
+JAW_SEEN = 1 / 3                   # a very round fit's inside may be judged on its samples off a pocket's rim, over
+                                   # at least this share of them (a black ball in a pocket's mouth; 0.02: one false
+                                   # ball more under the hard options, seed 5)
 UNLIT_REACH = 3.0                  # ball radii about each candidate where a projector's light is taken off the frame
                                    # (a fit moves at most a radius; its band reaches 1.3 radii + 6 px beyond)
 
@@ -129,7 +157,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     cand, fill = candidates(half, fg, region, known_count, allowed, r_half, box)
     if cand.shape[0] == 0:
         return _empty()
-    c = np.stack([2 * cand[:, 0] + 0.5, 2 * cand[:, 1] + 0.5], axis=1)
+    c0 = c = np.stack([2 * cand[:, 0] + 0.5, 2 * cand[:, 1] + 0.5], axis=1)
     if light is not None:                                    # ... and off the frame about the candidates
         image = take_off_light(image, light, (0, 0), 2, near_points(half.shape, cand, UNLIT_REACH * r_half))
     lined &= region > 0
@@ -137,14 +165,85 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     k = 2 * int(round(RIM * r_half)) + 1
     rim = cv2.dilate(hole.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
     idx, c, r, rms, n = fit_outlines(clean, c, float(radius_px),
-                                     lambda c, r: unlike_cloth(image, model, c, r, rim),
+                                     lambda c, r, rms: ball_share(image, model, c, r, rim, rms),
                                      model.chroma)
+    idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim)
     cloth_v = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2) * model.chroma.max()
     det = Detections(px=c, r_px=r, xy=np.full_like(c, np.nan), rms_px=rms, n_edges=n, fill=fill[idx],
                      cloth_v=cloth_v)
     # no fit on a hand or an arm: foreground off the pockets and their rims that came in over the rail
     return det.take(clear_of_intruders((fg > 0) & ~rim, reach_in_band(region > 0, hole, r_half),
                                        (c - 0.5) / 2, r / 2, n / N_RAYS, rms))
+
+
+def ball_share(image: np.ndarray, model, c: np.ndarray, r: np.ndarray, rim: np.ndarray,
+               rms: np.ndarray) -> np.ndarray:
+    """(M,) the share of the inside of each circle (centres c (M, 2), radii r (M,) [px]) unlike cloth
+    (``unlike_cloth``, with ``rim`` (h/2, w/2) bool, a pocket's rim and liner, counted as cloth); for a very
+    round fit (RMS rms (M,) [px] below ROUND_RMS) the share of its samples off the rim when that is more,
+    over at least JAW_SEEN of all its samples (a black ball in a pocket's mouth: most of it in the rim)."""
+    unlike, seen = unlike_shares(image, model, c, r, rim).T
+    own = unlike / np.maximum(seen, JAW_SEEN)
+    return np.where(rms < ROUND_RMS, np.maximum(unlike, own), unlike)
+
+
+def _with_limb_fits(image: np.ndarray, model, cand: np.ndarray, fits: tuple, radius_px: float,
+                    rim: np.ndarray) -> tuple:
+    """``fits`` (``fit_outlines``' idx into cand, centres, radii, RMS, points) with the balls that show a
+    darker limb (a ball of the cloth's hue) among the candidates cand (M, 2) [px] it refused added: those
+    LIMB_GAP radii from every fit, fitted to their limb (``limb_fits``) with at least MIN_EDGES_PIXELS
+    points, an RMS below RMS_MAX_PX where the circle APART radii about it reaches ``rim`` (h/2, w/2) bool
+    (a circle fits a jaw's corner loosely) and below RMS_MAX_SHARE of the radius elsewhere (the registered
+    mode's limits), a radius within RADIUS_TOLERANCE, moved less than a radius, still LIMB_GAP radii from
+    every fit, and of two closer than APART radii the one with more points."""
+    idx, c, r, rms, n = fits
+    far = np.linalg.norm(cand[:, None] - c[None], axis=-1).min(axis=1, initial=np.inf) >= LIMB_GAP * radius_px
+    k = np.flatnonzero(far)
+    if k.size == 0:
+        return fits
+    local = local_cloth(image, cand[k], np.full(k.size, radius_px), model, OUTLINE_RINGS)[0]
+    lc, lr, lrms, ln = limb_fits(image, cand[k], radius_px, local, c, r)
+    jaw = _reaches(rim, lc, APART * radius_px)
+    ok = ((ln >= MIN_EDGES_PIXELS) & (lrms < np.where(jaw, RMS_MAX_PX, RMS_MAX_SHARE * radius_px))
+          & (np.abs(lr / radius_px - 1) < RADIUS_TOLERANCE)
+          & (np.linalg.norm(lc - cand[k], axis=1) < radius_px))
+    ok[ok] &= np.linalg.norm(lc[ok][:, None] - c[None], axis=-1).min(axis=1, initial=np.inf) >= LIMB_GAP * radius_px
+    k, lc, lr, lrms, ln = k[ok], lc[ok], lr[ok], lrms[ok], ln[ok]
+    keep = distinct(lc, ln, APART * radius_px)
+    return (np.concatenate([idx, k[keep]]), np.concatenate([c, lc[keep]]), np.concatenate([r, lr[keep]]),
+            np.concatenate([rms, lrms[keep]]), np.concatenate([n, ln[keep]]))
+
+
+def _reaches(mask: np.ndarray, c: np.ndarray, radius: float) -> np.ndarray:
+    """(M,) whether the circle of ``radius`` [px] about each full-resolution centre c (M, 2) [px], sampled
+    at its N_RAYS ray directions, crosses the half-resolution bool mask (h, w) (pixels past its edges: no)."""
+    p = ((c[:, None, :] + radius * ray_directions()[None]) - 0.5) / 2
+    u, v = np.rint(p[..., 0]).astype(np.intp), np.rint(p[..., 1]).astype(np.intp)
+    inside = (u >= 0) & (v >= 0) & (u < mask.shape[1]) & (v < mask.shape[0])
+    hit = np.zeros(u.shape, bool)
+    hit[inside] = mask[v[inside], u[inside]]
+    return hit.any(axis=1)
+
+
+def limb_fits(image: np.ndarray, c: np.ndarray, radius_px: float, local: np.ndarray, others: np.ndarray,
+              others_r: np.ndarray) -> tuple:
+    """Circles fitted to the darker limb (``vision.limbs``, the registered mode's search for a ball of the
+    cloth's hue) about centres c (M, 2) [px] in a BGR uint8 image, with the linear BGR cloth colour about
+    each (M, 3): the registered mode's SEARCH_WIDTHS passes, each a robust circle fit (``fit_circles``),
+    search lines reaching into the circles others (K, 2), others_r (K,) [px] dropped.
+    Returns (centres (M, 2), radii (M,), RMS (M,) [px], points used (M,))."""
+    dirs = ray_directions()[None]
+    r = np.full(c.shape[0], radius_px)
+    local = np.ascontiguousarray(local, np.float64)
+    for half_width in LIMB_WIDTHS:
+        outline = c[:, None, :] + r[:, None, None] * dirs
+        normals = np.broadcast_to(dirs, outline.shape).copy()
+        pts, valid = limb_points(image, LINEAR_LUT, outline, normals, float(half_width), EDGE_STEP, local,
+                                 LIMB_DEPTH, *LIMB_CLOTH, LIMB_INNER)
+        valid &= ~inside_circles(outline + (half_width + 1.0) * normals, others, others_r)
+        c, r, rms, tw = fit_circles(pts, valid, c, r)
+        r = np.clip(r, (1 - RADIUS_TOLERANCE) * radius_px, (1 + RADIUS_TOLERANCE) * radius_px)
+    return c, r, rms, (tw > 0.5).sum(axis=1)
 
 
 def _unlit(half: np.ndarray, table: np.ndarray, r_half: float):
@@ -186,7 +285,7 @@ def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
     to the steps of at least MIN_STEP (the first pass) or WEAK_STEP (the narrower ones). Steps
     along the cloth's colour (unit BGR direction ``cloth``: shadows, lighting, a halo) weigh
     SHADE_WEIGHT of a change of colour. After each pass a fit stays a candidate with at least
-    MIN_ALIVE consistent points, within a radius of where it started, ``unlike(centres, radii)``
+    MIN_ALIVE consistent points, within a radius of where it started, ``unlike(centres, radii, rms)``
     ((K,) the share of its inside unlike cloth, from the second pass) at least UNLIKE_SHARE (at
     least ROUND_SHARE for a fit with a residual RMS below ROUND_RMS), and no better fit within a
     radius of it (ball-sized fits first, then more points); only those stop their neighbours'
@@ -219,7 +318,7 @@ def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
         alive = (n >= MIN_ALIVE) & (np.linalg.norm(c - start, axis=1) < radius_px)
         share = np.ones(c.shape[0])
         if i:                             # (the first pass's circles may still be off their balls)
-            share[alive] = unlike(c[alive], np.clip(r[alive], r_lo, r_hi))
+            share[alive] = unlike(c[alive], np.clip(r[alive], r_lo, r_hi), rms[alive])
             alive[alive] = share[alive] >= np.where(rms[alive] < ROUND_RMS, ROUND_SHARE, UNLIKE_SHARE)
         sized = (r > r_lo) & (r < r_hi)   # a fit of a ball's size before one that is not (a halo ring)
         support = n * share               # outline points, times the share of the inside that is ball

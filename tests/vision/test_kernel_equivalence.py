@@ -7,7 +7,7 @@ import numpy as np
 from planner.state import ball_class
 from vision.balls import LINEAR_LUT, SRGB_LUT
 from vision.camera import silhouette_circles
-from vision.cloth import UNLIKE_BRIGHT, UNLIKE_CHROMA_DEG, UNLIKE_DARK, ClothModel, unlike_cloth
+from vision.cloth import UNLIKE_BRIGHT, UNLIKE_CHROMA_DEG, UNLIKE_DARK, ClothModel, unlike_cloth, unlike_shares
 from vision.detect import added_light, hue_angle, outline_normals
 from vision.edges import block_contrast
 from vision.fits import WELL_POSED, _gauss_newton_step, _robust_scale, _solve_normal3
@@ -348,6 +348,7 @@ def test_unlike_cloth_equals_the_sampled_numpy_expression():
     got = unlike_cloth(image, model, centres, radii, hole)
     assert expected.min() < 0.5 < expected.max()           # (cloth and not cloth both sampled)
     assert np.array_equal(got, expected)
+    assert np.array_equal(unlike_shares(image, model, centres, radii, hole), np.stack([expected, (~in_hole).mean(axis=1)], 1))
 
 
 def test_white_spread_equals_the_principal_axis_numpy_expression():
