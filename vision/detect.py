@@ -53,9 +53,11 @@ Stages, each a function over arrays:
    limit is the larger of a fixed one and twice the frame's median residual (JPEG).
 6. A ball hidden inside a rack shows too little outline; where it touches at least CONTACT_MIN
    located balls (touching to CONTACT_SLACK, or more in a frame of rough outlines), it is placed by
-   those contacts (``place_by_contacts``). Balls cannot overlap
-   (``separate_overlaps``). A fit to fewer than FEW_EDGES outline points (a short arc, such as what
-   is left of a halo ring) is a ball only where its square is full of foreground.
+   those contacts (``place_by_contacts``; sought CONTACT_SEEK R further out where its start is far off,
+   at least CONTACT_SEEK_MIN of them; a fit that left its start by R, onto a neighbour, is put back
+   there for this). Balls cannot overlap (``separate_overlaps``). A fit to fewer than FEW_EDGES outline
+   points (a short arc, such as what is left of a halo ring) is a ball only where its square is full
+   of foreground, and none where it overlaps a fit with more points (``apart``).
 7. ``without_intruders`` (``vision.intruders``): no fit on a hand or an arm, foreground that came
    in over the rail, unless its outline is a ball's.
 """
@@ -191,6 +193,10 @@ MIN_EDGES_PIXELS = 20                  # ... in pixel-only mode, with no table m
 CONTACT_MIN = 3                        # placed by contacts: at least this many touching balls (4: halo x20 95.0 %,
                                        # JPEG 86.2 %; 3: 97.5 %, 87.9 %, no false ball)
 CONTACT_SLACK = 0.004                  # [m] neighbours this close to touching are taken to touch
+CONTACT_SEEK = 0.5                     # ... sought this many R further out from a candidate's start (inside a rack
+                                       # the start is 5-12 mm off the ball: its neighbours' outlines vote too) ...
+CONTACT_SEEK_MIN = 4                   # ... and then touching at least this many (a rack's inner and edge balls touch
+                                       # 4-6; three loose balls touch an empty gap among them)
 CONTACT_RMS_FACTOR = 8.0               # ... or this many times the frame's median fit RMS (JPEG q60: ~8 mm, as its
                                        # rack's edge balls are 2-5 mm off; clean frames keep 4 mm)
 CONTACT_FILL = 0.6                     # the square at a placed centre is this full of ball (0.85 lost a black 8 whose
@@ -774,6 +780,7 @@ class TableDetector:
         start = xy.copy()
         alone = found is not None
         rho = np.full(xy.shape[0], R)
+        gone = np.zeros(xy.shape[0], bool)      # fits that left their start (a neighbour's outline)
         min_step = EDGE_MIN_SHARE * np.linalg.norm(cloth_lin)
         blocky = _edges.block_contrast(image) > BLOCKY_CONTRAST
         side, rho_min = (REFINE_SIDE, RHO_FRAME_MIN_BLOCKY) if blocky else (1.0, RHO_FRAME_MIN)
@@ -784,7 +791,7 @@ class TableDetector:
             cpx = table_to_pixels(cam, P)
             rpx = np.linalg.norm(outline - cpx[:, None, :], axis=-1).mean(axis=1)
             normals = outline_normals(outline)
-            near = near_neighbours(outline, cpx, rpx, half_width + 1.0, normals)
+            near = near_neighbours(outline, cpx, np.where(gone, 0.0, rpx), half_width + 1.0, normals)
             if found is not None and len(found):
                 near |= inside_circles(outline + (half_width + 1.0) * normals, found.px, found.r_px)
             mask, corner, rows = self._holes_near(cpx)
@@ -841,9 +848,12 @@ class TableDetector:
                 rays = pixel_rays(cam, pts.reshape(-1, 2)).reshape(pts.shape[0], pts.shape[1], 3)
                 xy, rho, rms, tw = fit_spheres(origin, rays, valid, xy0, R, rho0, px_per_m, iters=6,
                                                rho_prior=prior, prior_weight=RHO_PRIOR_RAYS)
+            gone |= np.linalg.norm(xy - start, axis=1) >= R      # fitting a neighbour's outline: back to its start
+            xy[gone], rho[gone], tw[gone] = start[gone], R, 0.0     # for good (step 6 may place it by its contacts),
+            # where it hides no neighbour's outline (it was dropped as that neighbour's duplicate before)
             n = (tw > 0.5).sum(axis=1)
             keep = distinct(xy, np.where(np.abs(rho / R - 1) < RHO_TOLERANCE, n, -1), 0.5 * R)
-            xy, rho, rms, tw, start, fill = xy[keep], rho[keep], rms[keep], tw[keep], start[keep], fill[keep]
+            xy, rho, rms, tw, start, fill, gone = xy[keep], rho[keep], rms[keep], tw[keep], start[keep], fill[keep], gone[keep]
             if not last:     # a fit that is no ball must not hide real balls' edges next time
                 rho = np.clip(rho, (1 - RHO_TOLERANCE) * R, (1 + RHO_TOLERANCE) * R)
         n_edges = (tw > 0.5).sum(axis=1)
@@ -859,6 +869,7 @@ class TableDetector:
         good = (np.abs(rho / R - 1) < RHO_TOLERANCE) & held & (rms < rms_max) & (n_edges >= (SHAPE_MIN_EDGES if alone else 0))
         few = np.flatnonzero(good & (n_edges < FEW_EDGES))     # a short arc (a halo ring's): a ball only
         good[few] = self._fill_at(fill_map, xy[few]) >= FEW_FILL  # where its square is full of foreground
+        good &= apart(xy, good, n_edges, R, slack)     # balls cannot overlap: no short arc inside a ball
         xy, good, placed = place_by_contacts(xy, good, start, R, slack)
         if alone:            # shape alone: its own outline or nothing
             good &= ~placed
@@ -894,33 +905,63 @@ def frame_rho(rho: np.ndarray, whole: np.ndarray, R: float, min_count: int) -> f
 
 def place_by_contacts(xy: np.ndarray, good: np.ndarray, start: np.ndarray, R: float,
                       slack: float = CONTACT_SLACK, iters: int = 10) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Centres for candidates that show too little of their outline (a ball inside a rack): where
-    at least CONTACT_MIN located balls lie within 2R + slack [m] of the candidate's start (CONTACT_SLACK; more
-    in a frame whose outlines are rough, see ``TableDetector.refine``), they are taken to touch it, and
-    the centre solves |c - c_j| = 2R in least squares (Gauss-Newton).
+    """Centres for candidates that show too little of their outline (a ball inside a rack). The located
+    balls within 2R + slack [m] of the candidate's start may touch it; the centre solves |c - c_j| = 2R
+    over them in least squares (Gauss-Newton from the start), the one furthest from touching dropped
+    and the solve repeated until all touch to within slack (CONTACT_SLACK; more in a frame whose
+    outlines are rough, see ``TableDetector.refine``). Where at least CONTACT_MIN are left, the centre
+    lies within R of the start and overlaps no located ball by more than slack, the candidate is placed
+    there. Once that places no more, a candidate still unplaced may take the balls up to CONTACT_SEEK R
+    further out, at least CONTACT_SEEK_MIN of them touching (a rack's start can be 5-12 mm off its ball).
     Returns (xy, good, placed) with the placed candidates marked good and placed.
     """
     xy, good = xy.copy(), good.copy()
     placed = np.zeros(xy.shape[0], dtype=bool)
-    changed = True
-    while changed:                        # a placed ball can anchor the next one
-        changed = False
-        for i in np.flatnonzero(~good):
-            d = np.linalg.norm(xy[good] - start[i], axis=1)
-            nb = xy[good][d < 2 * R + slack]
-            if nb.shape[0] < CONTACT_MIN:
-                continue
-            c = start[i].copy()
-            for _ in range(iters):
-                v = c - nb
-                dist = np.linalg.norm(v, axis=1)
-                J = v / dist[:, None]
-                c = c - np.linalg.solve(J.T @ J + 1e-12 * np.eye(2), J.T @ (dist - 2 * R))
-            touching = np.all(np.abs(np.linalg.norm(c - nb, axis=1) - 2 * R) < slack)
-            if touching and np.linalg.norm(c - start[i]) < R:
-                xy[i], good[i], placed[i] = c, True, True
-                changed = True
+    for seek in (0.0, CONTACT_SEEK * R):     # the wider search only once the near one places no more
+        changed = True
+        while changed:                        # a placed ball can anchor the next one
+            changed = False
+            for i in np.flatnonzero(~good):
+                d = np.linalg.norm(xy[good] - start[i], axis=1)
+                c = _touching_centre(start[i], xy[good][d < 2 * R + slack], R, slack, CONTACT_MIN, iters)
+                if c is None and seek:       # the start far off the ball (inside a rack): neighbours further out
+                    c = _touching_centre(start[i], xy[good][d < 2 * R + slack + seek], R, slack, CONTACT_SEEK_MIN,
+                                         iters)
+                if (c is not None and np.linalg.norm(c - start[i]) < R
+                        and np.all(np.linalg.norm(xy[good] - c, axis=1) > 2 * R - slack)):     # no overlap
+                    xy[i], good[i], placed[i] = c, True, True
+                    changed = True
     return xy, good, placed
+
+
+def _touching_centre(start: np.ndarray, nb: np.ndarray, R: float, slack: float, need: int,
+                     iters: int) -> np.ndarray | None:
+    """The centre (2,) [m] touching at least ``need`` of the centres nb (K, 2) [m] to within slack,
+    solved from start (2,) with the least-touching neighbour dropped until the rest touch; None if
+    fewer than ``need`` are left."""
+    while nb.shape[0] >= need:
+        c = start.copy()
+        for _ in range(iters):
+            v = c - nb
+            dist = np.linalg.norm(v, axis=1)
+            J = v / dist[:, None]
+            c = c - np.linalg.solve(J.T @ J + 1e-12 * np.eye(2), J.T @ (dist - 2 * R))
+        off = np.abs(np.linalg.norm(c - nb, axis=1) - 2 * R)
+        if np.all(off < slack):
+            return c
+        nb = np.delete(nb, np.argmax(off), axis=0)
+    return None
+
+
+def apart(xy: np.ndarray, good: np.ndarray, n_edges: np.ndarray, R: float, slack: float) -> np.ndarray:
+    """(M,) bool: the ``good`` fits at table positions xy (M, 2) [m] but those to fewer than FEW_EDGES outline
+    points (``n_edges``, (M,)) that overlap a kept fit with more points by more than slack [m] (taken in
+    order of points, the stable order on ties): balls cannot overlap, and a short arc that does is no ball
+    (what is left of crossing halo rings beside two balls fitted one between them, 26 mm into both)."""
+    kept = np.zeros(xy.shape[0], bool)
+    for i in np.flatnonzero(good)[np.argsort(-n_edges[good], kind="stable")]:
+        kept[i] = n_edges[i] >= FEW_EDGES or not np.any(np.linalg.norm(xy[kept] - xy[i], axis=1) < 2 * R - slack)
+    return kept
 
 
 def separate_overlaps(xy: np.ndarray, good: np.ndarray, weight: np.ndarray, R: float) -> np.ndarray:

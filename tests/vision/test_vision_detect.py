@@ -196,6 +196,46 @@ def test_loose_contacts_place_a_ball_among_rough_neighbours():
 
 
 
+def test_contacts_place_a_rack_ball_whose_start_is_far_off():
+    """A rack's edge ball touched by four located balls (at 0, 60, 180 and 240 degrees), its candidate's
+    start 9 mm off towards two of them (a rack's starts are 5-12 mm off: the neighbours' outlines vote
+    too): the other two lie 2R + 8 mm from the start, beyond the 4 mm slack, so two neighbours were too
+    few (CONTACT_MIN); sought CONTACT_SEEK R further out it is placed where it is. Three loose balls round
+    an empty gap (CONTACT_SEEK_MIN), or a spot a located ball holds, get no ball."""
+    from vision.detect import place_by_contacts
+
+    R = 0.028575
+    hidden = np.array([1.0, 1.0])
+    ang = np.radians([0.0, 60.0, 180.0, 240.0])
+    nb = hidden + (2 * R + 0.001) * np.stack([np.cos(ang), np.sin(ang)], axis=1)
+    start = hidden + 0.009 * np.array([np.cos(np.radians(30.0)), np.sin(np.radians(30.0))])
+    xy = np.concatenate([nb, [start]])
+    good = np.array([True] * 4 + [False])
+    got, ok, placed = place_by_contacts(xy, good, xy.copy(), R, 0.004)
+    assert ok[4] and placed[4] and np.linalg.norm(got[4] - hidden) < 0.001
+    gap = nb[[0, 1, 2]] * [1.0, 1.0] + [[0.002, 0.0], [0.0, 0.003], [-0.003, 0.0]]     # three balls, loose
+    xy = np.concatenate([gap, [hidden + [0.006, 0.004]]])
+    _, ok, placed = place_by_contacts(xy, np.array([True] * 3 + [False]), xy.copy(), R, 0.004)
+    assert not placed.any()
+    xy = np.concatenate([nb, [hidden], [start]])      # the spot already holds a located ball
+    _, ok, placed = place_by_contacts(xy, np.array([True] * 5 + [False]), xy.copy(), R, 0.004)
+    assert not placed.any()
+
+
+def test_a_short_arc_inside_a_ball_is_no_ball():
+    """``apart``: a 10-point fit (under FEW_EDGES) 10 mm into a ball fitted to 40 points is no ball; a
+    30-point fit as far into it, a short arc touching a ball to within the slack, and a fit not marked
+    good are left as they are."""
+    from vision.detect import FEW_EDGES, apart
+
+    R = 0.028575
+    xy = np.array([[1.0, 1.0], [1.0 + 2 * R - 0.010, 1.0], [1.0 + 4 * R - 0.012, 1.0], [1.0, 1.0 + R],
+                   [1.0 + 2 * R, 1.0 + 2 * R - 0.010]])
+    n = np.array([FEW_EDGES - 3, 40, FEW_EDGES - 1, 50, 30])
+    kept = apart(xy, np.array([True, True, True, False, True]), n, R, 0.004)
+    np.testing.assert_array_equal(kept, [False, True, True, False, True])
+
+
 def _lit_frame(sc, det):
     """(the half-resolution crop (h, w, 3) of a rendered frame with balls 6 and 3 mid-table under a
     projector's white light (0.6 of the table-centre light), the light the renderer added there
