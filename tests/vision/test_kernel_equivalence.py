@@ -33,6 +33,7 @@ from vision.identify import (
 )
 from vision.limbs import limb_circles, limb_points
 from vision.steps import N_RAYS, ray_directions
+from vision.thin_lines import ALONG_SHARE, GO_ON, MIN_GAIN, SAME_SHARE, _brightest, _unline, _unline_blocks
 
 
 def _outlines(rng, m, n):
@@ -434,3 +435,32 @@ def test_limb_circles_equal_the_numpy_passes():
     assert n.min() >= 20 and n[1] < N_RAYS                  # (limbs found; some lines stopped by the other circle)
     for a, b in zip(got, (c, r, rms, n)):
         assert np.array_equal(a, b)
+
+
+def test_brightest_channel_equals_the_split_maximum():
+    rng = np.random.default_rng(10)
+    for shape in ((1, 1, 3), (37, 53, 3), (180, 320, 3)):
+        image = rng.integers(0, 256, shape, dtype=np.uint8)
+        b, g, r = cv2.split(image)
+        assert np.array_equal(_brightest(image), cv2.max(cv2.max(b, g), r).reshape(shape[:2]))
+
+
+def test_line_blocks_equal_the_line_search_over_their_pixels():
+    rng = np.random.default_rng(11)
+    image = cv2.GaussianBlur(rng.integers(60, 160, (120, 160, 3), dtype=np.uint8), (0, 0), 1.5)
+    cv2.circle(image, (80, 60), 40, (230, 230, 230), 1)           # a thin ring of added light
+    cv2.line(image, (10, 100), (150, 90), (200, 220, 210), 1)
+    near = np.zeros((60, 80), bool)
+    near[rng.integers(0, 60, 300), rng.integers(0, 80, 300)] = True
+    near[28:33, 18:24] = True                                     # neighbours' blocks overlapping
+    where = np.zeros(image.shape[:2], bool)
+    for v, u in np.argwhere(near):                                # each block, 2 px either side
+        where[max(2 * v - 2, 0):2 * v + 4, max(2 * u - 2, 0):2 * u + 4] = True
+    dirs = np.array([[2, 0], [0, 2], [1, 1], [-1, 1]], np.int64)
+    args = (dirs, MIN_GAIN, SAME_SHARE, ALONG_SHARE, GO_ON)
+    out_a, changed_a = image.copy(), np.zeros(image.shape[:2], bool)
+    _unline(image, out_a, changed_a, where, *args)
+    out_b, changed_b = image.copy(), np.zeros(image.shape[:2], bool)
+    _unline_blocks(image, out_b, changed_b, near, 2, *args)
+    assert changed_a.sum() > 50
+    assert np.array_equal(changed_a, changed_b) and np.array_equal(out_a, out_b)
