@@ -72,15 +72,14 @@ from vision.detect import (
     SHAPE_GAP,
     Detections,
     _empty,
-    inside_circles,
     local_cloth,
     near_neighbours,
     near_points,
 )
 from vision.detect import SEARCH_WIDTHS as LIMB_WIDTHS
-from vision.fits import fit_circles
+from vision.fits import CIRCLE_ITERS, fit_circles
 from vision.intruders import clear_of_intruders, reach_in_band
-from vision.limbs import limb_points
+from vision.limbs import limb_circles
 from vision.play_area import play_area
 from vision.steps import N_RAYS, SmoothedNear, ray_directions, step_points
 from vision.thin_lines import remove_thin_lines
@@ -203,10 +202,11 @@ def _with_limb_fits(image: np.ndarray, model, cand: np.ndarray, fits: tuple, rad
         return fits
     local = local_cloth(image, cand[k], np.full(k.size, radius_px), model, OUTLINE_RINGS)[0]
     lc, lr, lrms, ln = limb_fits(image, cand[k], radius_px, local, c, r)
-    jaw = _reaches(rim, lc, APART * radius_px)
-    ok = ((ln >= MIN_EDGES_PIXELS) & (lrms < np.where(jaw, RMS_MAX_PX, RMS_MAX_SHARE * radius_px))
-          & (np.abs(lr / radius_px - 1) < RADIUS_TOLERANCE)
+    ok = ((ln >= MIN_EDGES_PIXELS) & (np.abs(lr / radius_px - 1) < RADIUS_TOLERANCE)
           & (np.linalg.norm(lc - cand[k], axis=1) < radius_px))
+    if not ok.any():                      # (most frames: the rest of this costs more than the limb search)
+        return fits
+    ok[ok] = lrms[ok] < np.where(_reaches(rim, lc[ok], APART * radius_px), RMS_MAX_PX, RMS_MAX_SHARE * radius_px)
     ok[ok] &= np.linalg.norm(lc[ok][:, None] - c[None], axis=-1).min(axis=1, initial=np.inf) >= LIMB_GAP * radius_px
     k, lc, lr, lrms, ln = k[ok], lc[ok], lr[ok], lrms[ok], ln[ok]
     keep = distinct(lc, ln, APART * radius_px)
@@ -232,18 +232,13 @@ def limb_fits(image: np.ndarray, c: np.ndarray, radius_px: float, local: np.ndar
     each (M, 3): the registered mode's SEARCH_WIDTHS passes, each a robust circle fit (``fit_circles``),
     search lines reaching into the circles others (K, 2), others_r (K,) [px] dropped.
     Returns (centres (M, 2), radii (M,), RMS (M,) [px], points used (M,))."""
-    dirs = ray_directions()[None]
-    r = np.full(c.shape[0], radius_px)
-    local = np.ascontiguousarray(local, np.float64)
-    for half_width in LIMB_WIDTHS:
-        outline = c[:, None, :] + r[:, None, None] * dirs
-        normals = np.broadcast_to(dirs, outline.shape).copy()
-        pts, valid = limb_points(image, LINEAR_LUT, outline, normals, float(half_width), EDGE_STEP, local,
-                                 LIMB_DEPTH, *LIMB_CLOTH, LIMB_INNER)
-        valid &= ~inside_circles(outline + (half_width + 1.0) * normals, others, others_r)
-        c, r, rms, tw = fit_circles(pts, valid, c, r)
-        r = np.clip(r, (1 - RADIUS_TOLERANCE) * radius_px, (1 + RADIUS_TOLERANCE) * radius_px)
-    return c, r, rms, (tw > 0.5).sum(axis=1)
+    c, r, rms, n = limb_circles(image, LINEAR_LUT, np.ascontiguousarray(c, np.float64), np.full(c.shape[0], radius_px),
+                                ray_directions(), np.asarray(LIMB_WIDTHS, np.float64), EDGE_STEP,
+                                np.ascontiguousarray(local, np.float64), LIMB_DEPTH, *LIMB_CLOTH, LIMB_INNER,
+                                np.ascontiguousarray(others, np.float64).reshape(-1, 2),
+                                np.asarray(others_r, np.float64), (1 - RADIUS_TOLERANCE) * radius_px,
+                                (1 + RADIUS_TOLERANCE) * radius_px, CIRCLE_ITERS)
+    return c, r, rms, n
 
 
 def _unlit(half: np.ndarray, table: np.ndarray, r_half: float):

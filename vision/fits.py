@@ -13,6 +13,7 @@ import numpy as np
 from planner.jit import njit
 
 TUKEY_MIN_PX = 0.25     # the Tukey scale never drops below this many pixels
+CIRCLE_ITERS = 6        # Gauss-Newton steps of a circle fit (``fit_circles``)
 
 
 @njit(cache=True)
@@ -199,7 +200,7 @@ def _fit_circles(pts, weights, c0, r0, iters):
 
 
 def fit_circles(pts: np.ndarray, weights: np.ndarray, c0: np.ndarray, r0: np.ndarray,
-                iters: int = 6) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                iters: int = CIRCLE_ITERS) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Circles through outline points (pixel-only mode): Gauss-Newton on |p - c| - r, Tukey
     weights from the third step on (the median taken over the points with weight).
 

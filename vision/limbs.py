@@ -22,6 +22,7 @@ import numpy as np
 
 from planner.jit import njit
 from vision.edges import _sample
+from vision.fits import _fit_circles
 
 
 @njit(cache=True)
@@ -66,3 +67,41 @@ def limb_points(image, lut, outline, nrm, half_width, step, cloth_lin, depth, cl
             pts[m, n, 0], pts[m, n, 1] = ox + off * nx, oy + off * ny
             valid[m, n] = True
     return pts, valid
+
+
+@njit(cache=True)
+def limb_circles(image, lut, c, r, dirs, widths, step, cloth_lin, depth, cloth_min, cloth_max, inner_px,
+                 others, others_r, r_lo, r_hi, iters):
+    """Circles fitted to the darker limb about centres c (M, 2) with radii r (M,) [px], one pass per
+    half width in widths [px]: ``limb_points`` along the outward ray directions dirs (N, 2) of each
+    circle, the points whose search line ends (half width + 1 px out) inside any circle others (K, 2),
+    others_r (K,) [px] dropped, a robust circle fit (``vision.fits._fit_circles``, iters steps) and its
+    radius clipped to [r_lo, r_hi]. One call in place of a numpy loop over the passes (the same
+    arithmetic, equal to the bit). Returns (centres (M, 2), radii (M,), RMS (M,) [px], points used (M,))."""
+    M, N, K = c.shape[0], dirs.shape[0], others.shape[0]
+    normals = np.empty((M, N, 2))
+    for m in range(M):
+        normals[m] = dirs
+    outline = np.empty((M, N, 2))
+    rms = np.zeros(M)
+    tw = np.zeros((M, N))
+    for half_width in widths:
+        for m in range(M):
+            for n in range(N):
+                outline[m, n, 0] = c[m, 0] + r[m] * dirs[n, 0]
+                outline[m, n, 1] = c[m, 1] + r[m] * dirs[n, 1]
+        pts, valid = limb_points(image, lut, outline, normals, half_width, step, cloth_lin, depth, cloth_min,
+                                 cloth_max, inner_px)
+        for m in range(M):
+            for n in range(N):
+                ex = outline[m, n, 0] + (half_width + 1.0) * dirs[n, 0]
+                ey = outline[m, n, 1] + (half_width + 1.0) * dirs[n, 1]
+                for j in range(K):
+                    dx, dy = ex - others[j, 0], ey - others[j, 1]
+                    if dx * dx + dy * dy < others_r[j] * others_r[j]:
+                        valid[m, n] = False
+                        break
+        x, rms, tw = _fit_circles(pts, valid, c, r, iters)
+        c = x[:, :2].copy()
+        r = np.minimum(np.maximum(x[:, 2], r_lo), r_hi)
+    return c, r, rms, (tw > 0.5).sum(axis=1)

@@ -86,6 +86,18 @@ def _unline_pixel(img, out, changed, y, x, dirs, min_gain, same_share, along_sha
 
 
 @njit(cache=True)
+def _brightest(img):
+    """(h, w) uint8: the brightest channel of each pixel of an (h, w, 3) uint8 image (one pass in place of
+    cv2.split and two cv2.max: the half-resolution line search 1.44 -> 1.34 ms per real halo frame)."""
+    h, w = img.shape[0], img.shape[1]
+    out = np.empty((h, w), np.uint8)
+    for y in range(h):
+        for x in range(w):
+            out[y, x] = max(img[y, x, 0], img[y, x, 1], img[y, x, 2])
+    return out
+
+
+@njit(cache=True)
 def _unline(img, out, changed, where, dirs, min_gain, same_share, along_share, go_on):
     for y in range(where.shape[0]):
         for x in range(where.shape[1]):
@@ -95,12 +107,20 @@ def _unline(img, out, changed, where, dirs, min_gain, same_share, along_share, g
 
 @njit(cache=True)
 def _unline_blocks(img, out, changed, coarse, margin, dirs, min_gain, same_share, along_share, go_on):
+    """``_unline_pixel`` on each pixel of img within margin px of the 2 x 2 block of a True pixel of
+    ``coarse`` (half resolution), once: it reads only img, so a second look changes nothing (the blocks
+    of a halo ring's neighbouring pixels overlap, up to 9 looks a pixel: 2.6 -> 2.1 ms per real halo frame)."""
+    h, w = img.shape[0], img.shape[1]
+    seen = np.zeros((h, w), np.bool_)
     for v in range(coarse.shape[0]):
         for u in range(coarse.shape[1]):
             if coarse[v, u]:
-                for y in range(2 * v - margin, 2 * v + 2 + margin):
-                    for x in range(2 * u - margin, 2 * u + 2 + margin):
-                        _unline_pixel(img, out, changed, y, x, dirs, min_gain, same_share, along_share, go_on)
+                for y in range(max(2 * v - margin, 0), min(2 * v + 2 + margin, h)):
+                    for x in range(max(2 * u - margin, 0), min(2 * u + 2 + margin, w)):
+                        if not seen[y, x]:
+                            seen[y, x] = True
+                            _unline_pixel(img, out, changed, y, x, dirs, min_gain, same_share, along_share,
+                                          go_on)
 
 
 @njit(cache=True)
@@ -148,9 +168,8 @@ def remove_thin_lines(image: np.ndarray, reach: int, near: np.ndarray | None = N
     a = np.radians(FINE_DIRECTIONS if fine else DIRECTIONS)
     dirs = np.rint(reach * np.stack([np.cos(a), np.sin(a)], axis=1)).astype(np.int64)
     if near is None:
-        b, g, r = cv2.split(img)
         k = 2 * int(reach) + 1
-        tophat = cv2.morphologyEx(cv2.max(cv2.max(b, g), r), cv2.MORPH_TOPHAT, np.ones((k, k), np.uint8))
+        tophat = cv2.morphologyEx(_brightest(img), cv2.MORPH_TOPHAT, np.ones((k, k), np.uint8))
         _unline(img, out, changed, tophat >= MIN_GAIN, dirs, MIN_GAIN, SAME_SHARE, ALONG_SHARE, GO_ON)
     else:
         _unline_blocks(img, out, changed, np.ascontiguousarray(near, np.bool_), 2, dirs, MIN_GAIN,

@@ -8,9 +8,19 @@ from planner.state import ball_class
 from vision.balls import LINEAR_LUT, SRGB_LUT
 from vision.camera import silhouette_circles
 from vision.cloth import UNLIKE_BRIGHT, UNLIKE_CHROMA_DEG, UNLIKE_DARK, ClothModel, unlike_cloth, unlike_shares
-from vision.detect import added_light, hue_angle, outline_normals
+from vision.detect import (
+    EDGE_STEP,
+    LIMB_CLOTH,
+    LIMB_DEPTH,
+    LIMB_INNER,
+    SEARCH_WIDTHS,
+    added_light,
+    hue_angle,
+    inside_circles,
+    outline_normals,
+)
 from vision.edges import block_contrast
-from vision.fits import WELL_POSED, _gauss_newton_step, _robust_scale, _solve_normal3
+from vision.fits import CIRCLE_ITERS, WELL_POSED, _gauss_newton_step, _robust_scale, _solve_normal3, fit_circles
 from vision.identify import (
     COLOUR_NAMES,
     BallFeatures,
@@ -21,6 +31,9 @@ from vision.identify import (
     _white_spread,
     id_costs,
 )
+from vision.limbs import limb_circles, limb_points
+from vision.steps import N_RAYS, ray_directions
+from vision.thin_lines import ALONG_SHARE, GO_ON, MIN_GAIN, SAME_SHARE, _brightest, _unline, _unline_blocks
 
 
 def _outlines(rng, m, n):
@@ -389,3 +402,65 @@ def test_hue_angle_equals_the_numpy_expression():
     body[5] = 0.0                                        # (no colour at all)
     cos = np.sum(body * cloth, axis=1) / np.maximum(np.linalg.norm(body, axis=1) * np.linalg.norm(cloth, axis=1), 1e-12)
     np.testing.assert_allclose(hue_angle(body, cloth), np.degrees(np.arccos(np.clip(cos, -1, 1))), rtol=0, atol=1e-12)
+
+
+def test_limb_circles_equal_the_numpy_passes():
+    rng = np.random.default_rng(9)
+    cloth = np.array([40.0, 140.0, 60.0])
+    yy, xx = np.mgrid[0:200, 0:300]
+    level = np.ones((200, 300))
+    centres = np.array([[60.0, 60.0], [150.0, 100.0], [240.0, 140.0], [95.0, 150.0]])
+    for cx, cy in centres:
+        d = np.hypot(xx - cx, yy - cy) - 15.0      # a ball of the cloth's hue: its darker limb, its shadow outside
+        dip = np.exp(-d ** 2 / (2 * 1.2 ** 2))
+        level = np.minimum(level, np.where(d < 0, 0.75 - 0.25 * dip, 1.0 - 0.5 * dip))
+    image = np.clip(level[..., None] * cloth + rng.normal(0, 2.0, (200, 300, 3)), 0, 255).astype(np.uint8)
+    c0 = centres + rng.uniform(-3, 3, centres.shape)
+    local = np.ascontiguousarray(np.tile(LINEAR_LUT[cloth.astype(np.intp)], (4, 1)))
+    others, others_r = np.array([[120.0, 70.0]]), np.array([20.0])     # stops the second ball's lines towards it
+    dirs = ray_directions()
+    lo, hi = 10.5, 19.5
+    c, r = c0.copy(), np.full(4, 15.0)
+    for hw in SEARCH_WIDTHS:
+        outline = c[:, None, :] + r[:, None, None] * dirs[None]
+        normals = np.broadcast_to(dirs[None], outline.shape).copy()
+        pts, valid = limb_points(image, LINEAR_LUT, outline, normals, hw, EDGE_STEP, local, LIMB_DEPTH, *LIMB_CLOTH,
+                                 LIMB_INNER)
+        valid &= ~inside_circles(outline + (hw + 1.0) * normals, others, others_r)
+        c, r, rms, tw = fit_circles(pts, valid, c, r)
+        r = np.clip(r, lo, hi)
+    got = limb_circles(image, LINEAR_LUT, c0, np.full(4, 15.0), dirs, np.asarray(SEARCH_WIDTHS), EDGE_STEP, local,
+                       LIMB_DEPTH, *LIMB_CLOTH, LIMB_INNER, others, others_r, lo, hi, CIRCLE_ITERS)
+    n = (tw > 0.5).sum(axis=1)
+    assert n.min() >= 20 and n[1] < N_RAYS                  # (limbs found; some lines stopped by the other circle)
+    for a, b in zip(got, (c, r, rms, n)):
+        assert np.array_equal(a, b)
+
+
+def test_brightest_channel_equals_the_split_maximum():
+    rng = np.random.default_rng(10)
+    for shape in ((1, 1, 3), (37, 53, 3), (180, 320, 3)):
+        image = rng.integers(0, 256, shape, dtype=np.uint8)
+        b, g, r = cv2.split(image)
+        assert np.array_equal(_brightest(image), cv2.max(cv2.max(b, g), r).reshape(shape[:2]))
+
+
+def test_line_blocks_equal_the_line_search_over_their_pixels():
+    rng = np.random.default_rng(11)
+    image = cv2.GaussianBlur(rng.integers(60, 160, (120, 160, 3), dtype=np.uint8), (0, 0), 1.5)
+    cv2.circle(image, (80, 60), 40, (230, 230, 230), 1)           # a thin ring of added light
+    cv2.line(image, (10, 100), (150, 90), (200, 220, 210), 1)
+    near = np.zeros((60, 80), bool)
+    near[rng.integers(0, 60, 300), rng.integers(0, 80, 300)] = True
+    near[28:33, 18:24] = True                                     # neighbours' blocks overlapping
+    where = np.zeros(image.shape[:2], bool)
+    for v, u in np.argwhere(near):                                # each block, 2 px either side
+        where[max(2 * v - 2, 0):2 * v + 4, max(2 * u - 2, 0):2 * u + 4] = True
+    dirs = np.array([[2, 0], [0, 2], [1, 1], [-1, 1]], np.int64)
+    args = (dirs, MIN_GAIN, SAME_SHARE, ALONG_SHARE, GO_ON)
+    out_a, changed_a = image.copy(), np.zeros(image.shape[:2], bool)
+    _unline(image, out_a, changed_a, where, *args)
+    out_b, changed_b = image.copy(), np.zeros(image.shape[:2], bool)
+    _unline_blocks(image, out_b, changed_b, near, 2, *args)
+    assert changed_a.sum() > 50
+    assert np.array_equal(changed_a, changed_b) and np.array_equal(out_a, out_b)
