@@ -10,7 +10,9 @@ in the image instead (the reason for each is in docs/vision.md):
    ``classify`` every half-resolution pixel: cloth, foreground, dark;
 2. ``play_area`` (``vision.play_area``): the quadrilateral of the four rail lines, fitted to the
    outline of the largest cloth-coloured region and squared up (it takes in the jaws and the
-   balls in them, and leaves out the rails with their diamonds and markers);
+   balls in them, and leaves out the rails with their diamonds and markers); a fit whose centre
+   lies more than OFF_HULL radii outside the cloth region's convex hull is on a rail
+   (``vision.play_area.off_cloth_hull``: a side fitted along part of its length can lean out);
 3. ``hole_mask``: dark regions at least a ball wide (pocket holes), where no centre can be (on a
    frame with halo rings, a ring's line across a hole bridged first);
    on a frame without halo rings (fewer than RINGED line pixels in the play area): where the
@@ -58,7 +60,7 @@ from vision.cloth import (
 from vision.detect import GREY_BRIGHTER, Detections, _empty, near_neighbours, near_points
 from vision.fits import fit_circles
 from vision.intruders import clear_of_intruders, reach_in_band
-from vision.play_area import play_area
+from vision.play_area import cloth_outline, off_cloth_hull, play_area
 from vision.steps import N_RAYS, SmoothedNear, ray_directions, step_points
 from vision.thin_lines import remove_thin_lines
 
@@ -85,6 +87,8 @@ LINE_REACH = 0.35                  # ball radii: thin lines of added light (halo
 RINGED = 80                        # half-resolution pixels on thin lines inside the play area: a frame with halo
                                    # rings (without: rendered <= 42, real dev frames <= 29; with: rendered >= 117,
                                    # the real halo frames 1399-1469)
+OFF_HULL = 1.0                     # ball radii a centre may lie outside the cloth region's convex hull (balls in
+                                   # corner jaws: at most 0.8 on the real frames; rail markers 2.6-2.7)
 UNLIT_REACH = 3.0                  # ball radii about each candidate where a projector's light is taken off the frame
                                    # (a fit moves at most a radius; its band reaches 1.3 radii + 6 px beyond)
 
@@ -108,7 +112,8 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     half, lined = remove_thin_lines(half, max(1, int(round(LINE_REACH * r_half))))
     model, bright = _cloth_model(half)
     classes = classify(half, model, bright)
-    region = play_area(classes)
+    outline = cloth_outline(classes)
+    region = play_area(classes, outline)
     ringed = np.count_nonzero(lined & (region > 0)) >= RINGED
     hole = hole_mask(classes, r_half, ringed)               # (halo rings drawn across a hole bridged)
     light = None
@@ -139,6 +144,9 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     idx, c, r, rms, n = fit_outlines(clean, c, float(radius_px),
                                      lambda c, r: unlike_cloth(image, model, c, r, rim),
                                      model.chroma)
+    # a centre more than a radius outside the cloth's hull is on a rail (a side fitted on part of its length leans)
+    on = ~off_cloth_hull(outline, region, (c - 0.5) / 2, OFF_HULL * r_half)
+    idx, c, r, rms, n = idx[on], c[on], r[on], rms[on], n[on]
     cloth_v = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2) * model.chroma.max()
     det = Detections(px=c, r_px=r, xy=np.full_like(c, np.nan), rms_px=rms, n_edges=n, fill=fill[idx],
                      cloth_v=cloth_v)

@@ -28,12 +28,15 @@ LINE_ITERS = 3         # re-weighted line fits per side (points within 3 robust 
 SQUARE_DEG = 3.0       # a side's fitted direction within this of the best side's (or square to it)
 STRAIGHT_POINTS = 80   # the side that sets the direction has this many points on its line
 RUN_WIDTH = 4.0        # [px] a side's innermost run of outline points lies within this width
+TABLE_HULL = 0.95      # the cloth region's hull covers this share of the play area where it is the table
+                       # (real frames 0.96-1.04, rendered 0.99-1.09; a lit patch taken for cloth 0.83-0.92)
 
 
-def play_area(classes: np.ndarray) -> np.ndarray:
+def play_area(classes: np.ndarray, outline: np.ndarray | None = None) -> np.ndarray:
     """(h, w) uint8 mask (1 = play area) of an image given its pixels' ``vision.cloth.classify``
-    bits (see the module notes). Raises ValueError if no cloth-coloured region is found."""
-    outline = cloth_outline(classes)
+    bits (see the module notes), from their ``cloth_outline`` where given. Raises ValueError if no
+    cloth-coloured region is found."""
+    outline = cloth_outline(classes) if outline is None else outline
     hull = cv2.convexHull(outline.astype(np.float32))[:, 0, :].astype(np.float64)
     corners = quadrilateral(outline, hull)
     region = np.zeros(classes.shape, np.uint8)
@@ -41,6 +44,19 @@ def play_area(classes: np.ndarray) -> np.ndarray:
     poly = hull if corners is None else np.clip(corners, (-w, -h), (2 * w, 2 * h))
     cv2.fillConvexPoly(region, np.rint(poly).astype(np.int32), 1)
     return region
+
+
+def off_cloth_hull(outline: np.ndarray, region: np.ndarray, points: np.ndarray, reach: float) -> np.ndarray:
+    """(N,) which points (N, 2) [px, on the grid of the play area ``region`` (h, w)] lie more than
+    ``reach`` px outside the convex hull of the cloth region's ``cloth_outline`` (K, 2): on a rail.
+    The region reaches the cushion backs all round and its hull cuts off only the corner jaws,
+    where a ball's centre lies less than a ball radius beyond it; where the hull covers less than
+    TABLE_HULL of the play area (the cloth region is not the whole table: a projector's lit patch
+    taken for the cloth) no point is."""
+    hull = cv2.convexHull(outline.astype(np.float32))
+    if cv2.contourArea(hull) < TABLE_HULL * np.count_nonzero(region):
+        return np.zeros(points.shape[0], bool)
+    return np.array([cv2.pointPolygonTest(hull, (float(u), float(v)), True) < -reach for u, v in points], bool)
 
 
 def cloth_outline(classes: np.ndarray) -> np.ndarray:

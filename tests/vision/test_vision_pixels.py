@@ -14,7 +14,7 @@ from vision.cloth import CLOTH, FOREGROUND, hole_mask, unlike_cloth
 from vision.detect_pixels import detect_in_pixels, fit_outlines
 from vision.evaluate import match
 from vision.fits import fit_circles
-from vision.play_area import play_area
+from vision.play_area import cloth_outline, off_cloth_hull, play_area
 from vision.scene import diamond_points
 from vision.steps import SmoothedNear, ray_directions, step_points
 from vision.thin_lines import remove_thin_lines
@@ -337,3 +337,23 @@ def test_a_halo_ring_across_a_pocket_hole_is_bridged_and_a_black_ball_stays_no_h
     cloth_lines = classes.copy()
     cloth_lines[lines & hole] = CLOTH
     assert hole_mask(cloth_lines, r_half, bridge=True)[hole].mean() < 0.5
+
+
+def test_a_centre_a_radius_beyond_the_cloth_hull_is_on_a_rail(jaws_frame, synthetic_camera):
+    """Rendered frame with balls in every jaw: no ball centre (half resolution) lies a ball radius
+    outside the convex hull of the cloth region (the hull cuts the corner jaws off, less than a
+    radius deep), and every diamond on the rails does (a circle there is on a rail: a marker, the
+    rail's edge; docs/vision.md, pixel-only stage 2). Where the cloth region is only a lit patch of
+    the play area (its hull under TABLE_HULL of it) nothing is taken for a rail."""
+    sc, frame, centroid, radius = jaws_frame
+    _, lm = synthetic_camera
+    _, classes = half_cloth(frame.image)
+    region = play_area(classes)
+    r_half = float(np.median(radius)) / 2
+    assert not off_cloth_hull(cloth_outline(classes), region, (centroid - 0.5) / 2, r_half).any()
+    d = table_to_pixels(sc.cam, diamond_points(sc.table, lm.rail))
+    d = d[(d[:, 0] > 0) & (d[:, 0] < 1279) & (d[:, 1] > 0) & (d[:, 1] < 719)]
+    assert len(d) >= 10 and off_cloth_hull(cloth_outline(classes), region, (d - 0.5) / 2, r_half).all()
+    patch = np.where(classes & CLOTH, FOREGROUND, classes).astype(np.uint8)
+    cv2.ellipse(patch, (320, 180), (150, 90), 0, 0, 360, CLOTH, -1)
+    assert not off_cloth_hull(cloth_outline(patch), region, (d - 0.5) / 2, r_half).any()
