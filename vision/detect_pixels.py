@@ -34,7 +34,9 @@ in the image instead (the reason for each is in docs/vision.md):
    very round fit, the share of its inside off that rim: a black ball in a pocket's mouth), and
    no overlap with a better-supported ball; the candidates refused that lie apart from every fit
    are fitted to their darker limb (``vision.limbs``, the registered mode's search for a ball of
-   the cloth's hue: a dark green ball on green cloth, whose inside passes for cloth);
+   the cloth's hue: a dark green ball on green cloth, whose inside passes for cloth); and at a
+   pocket a lamp's highlight
+   (``glint_at_pockets``: a pocket's lit back wall seen between the jaws is matte);
 7. ``clear_of_intruders`` (``vision.intruders``, as in the registered mode): no fit on a hand or
    an arm, the foreground (off the pockets and their rims) that reaches in over the play area's
    edge with an arm's core.
@@ -112,6 +114,12 @@ LIMB_GAP = SHAPE_GAP               # a ball of the cloth's hue fitted to its dar
 JAW_SEEN = 1 / 3                   # a very round fit's inside may be judged on its samples off a pocket's rim, over
                                    # at least this share of them (a black ball in a pocket's mouth; 0.02: one false
                                    # ball more under the hard options, seed 5)
+AT_POCKET = 1.25                   # ball radii from a pocket hole's nearest pixel to a centre at a pocket (the real
+                                   # back walls' fits 0.6-0.9)
+GLINT = 1.0                        # a ball's highlight at least this many times the lit cloth's brightness (balls
+                                   # at a pocket: real >= 1.58, rendered >= 1.20; the back walls 0.74-0.91) ...
+GLINT_TOP = 0.01                   # ... in the brightest share of its inside ...
+GLINT_DISC = 0.75                  # ... within this many radii of its centre
 UNLIT_REACH = 3.0                  # ball radii about each candidate where a projector's light is taken off the frame
                                    # (a fit moves at most a radius; its band reaches 1.3 radii + 6 px beyond)
 
@@ -168,6 +176,9 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
                                      model.chroma)
     idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim)
     cloth_v = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2) * model.chroma.max()
+    # a fit at a pocket with no lamp's highlight is the pocket's lit back wall seen between the jaws
+    on = glint_at_pockets(image, hole, c, r, cloth_v, float(radius_px)) >= GLINT
+    idx, c, r, rms, n, cloth_v = idx[on], c[on], r[on], rms[on], n[on], cloth_v[on]
     det = Detections(px=c, r_px=r, xy=np.full_like(c, np.nan), rms_px=rms, n_edges=n, fill=fill[idx],
                      cloth_v=cloth_v)
     # no fit on a hand or an arm: foreground off the pockets and their rims that came in over the rail
@@ -239,6 +250,33 @@ def limb_fits(image: np.ndarray, c: np.ndarray, radius_px: float, local: np.ndar
                                 np.asarray(others_r, np.float64), (1 - RADIUS_TOLERANCE) * radius_px,
                                 (1 + RADIUS_TOLERANCE) * radius_px, CIRCLE_ITERS)
     return c, r, rms, n
+def glint_at_pockets(image: np.ndarray, hole: np.ndarray, c: np.ndarray, r: np.ndarray, cloth_v: np.ndarray,
+                     radius_px: float) -> np.ndarray:
+    """(M,) for circles (centres c (M, 2), radii r (M,) [px] in the BGR uint8 ``image``) at a pocket
+    (centre within AT_POCKET radii ``radius_px`` of the ``hole`` mask, (h/2, w/2) bool): their
+    brightest GLINT_TOP share of the inside (GLINT_DISC radii; each pixel's strongest channel) over
+    ``cloth_v`` (M,), the lit cloth's brightness there; inf for the others. A glossy ball mirrors
+    the lamps above it, brighter than the matte cloth they light (at least GLINT); a pocket's back
+    wall, seen deep between the jaws, is matte and lit less than the cloth."""
+    out = np.full(c.shape[0], np.inf)
+    for i in range(c.shape[0]):
+        if _in_disc(hole, (c[i] - 0.5) / 2, AT_POCKET * radius_px / 2).any():
+            inside = _in_disc(image, c[i], GLINT_DISC * r[i]).max(axis=1)
+            k = inside.size - 1 - int(GLINT_TOP * inside.size)
+            out[i] = np.partition(inside, k)[k] / cloth_v[i] if inside.size else np.inf
+    return out
+
+
+def _in_disc(a: np.ndarray, p: np.ndarray, reach: float) -> np.ndarray:
+    """(K, ...) the entries of ``a`` (h, w, ...) whose pixel centres (integer coordinates) lie
+    within ``reach`` px of the point p (2,) [px, x then y]; none where the square about it holds
+    only zeros."""
+    x0, y0 = (max(0, int(np.floor(v - reach))) for v in p)
+    win = a[y0:max(y0, int(np.ceil(p[1] + reach)) + 1), x0:max(x0, int(np.ceil(p[0] + reach)) + 1)]
+    if not win.any():
+        return win[:0, 0]
+    dx, dy = np.arange(x0, x0 + win.shape[1]) - p[0], np.arange(y0, y0 + win.shape[0])[:, None] - p[1]
+    return win[dx * dx + dy * dy < reach * reach]
 
 
 def _unlit(half: np.ndarray, table: np.ndarray, r_half: float):
