@@ -346,18 +346,22 @@ def _domain_frame(sc, condition: str, seed: int, j: int):
     return condition_frames(sc, condition, j + 1, seed)[j], float(np.median(_radius_range(sc.cam, sc.table, sc.R)))
 
 
+def _every_ball_found(synthetic_camera, condition: str, seed: int, j: int, ball_id: int) -> float:
+    """The pixel-only mode on ``_domain_frame``: asserts every ball found and no other circle, and returns
+    the distance [px] from ball ``ball_id``'s rendered centre to the nearest detection."""
+    f, radius = _domain_frame(synthetic_camera[0], condition, seed, j)
+    px = detect_in_pixels(f.image, radius).px
+    r, c = match(f.truth.centre_px, px, radius)
+    assert r.size == len(f.truth.centre_px) and c.size == len(px)
+    return float(np.linalg.norm(px - f.truth.centre_px[list(f.truth.ids).index(ball_id)], axis=1).min())
+
+
 def test_a_ball_of_the_cloths_hue_refused_as_cloth_inside_is_fitted_to_its_darker_limb(synthetic_camera):
     """The default condition's eleventh frame of seed 5 (the third of the set drawn from seed 7): a dark
     green 6 on the green cloth, its inside too like the cloth for the colour-step fit (0.27 unlike), is
     fitted to its darker limb (``limb_fits``): every ball found, the 6 within 0.5 px of the renderer's
     centre, no other circle (before: the 6 lost)."""
-    sc, _ = synthetic_camera
-    f, radius = _domain_frame(sc, "default", 7, 2)
-    px = detect_in_pixels(f.image, radius).px
-    r, c = match(f.truth.centre_px, px, radius)
-    assert r.size == len(f.truth.centre_px) and c.size == len(px)
-    six = f.truth.centre_px[list(f.truth.ids).index(6)]
-    assert np.linalg.norm(px - six, axis=1).min() < 0.5
+    assert _every_ball_found(synthetic_camera, "default", 7, 2, 6) < 0.5
 
 
 def test_a_limb_fit_beside_a_pocket_must_be_round(synthetic_camera):
@@ -378,13 +382,7 @@ def test_a_round_black_ball_in_a_pocket_mouth_is_judged_on_its_inside_off_the_ri
     unlike). Its fit is very round (below ROUND_RMS), so its inside is judged on the samples off the rim
     (``ball_share``): every ball found, the 8 within 1 px of the renderer's centre, no other circle
     (before: the 8 lost)."""
-    sc, _ = synthetic_camera
-    f, radius = _domain_frame(sc, "default", 6, 1)
-    px = detect_in_pixels(f.image, radius).px
-    r, c = match(f.truth.centre_px, px, radius)
-    assert r.size == len(f.truth.centre_px) and c.size == len(px)
-    eight = f.truth.centre_px[list(f.truth.ids).index(8)]
-    assert np.linalg.norm(px - eight, axis=1).min() < 1.0
+    assert _every_ball_found(synthetic_camera, "default", 6, 1, 8) < 1.0
 def _back_wall(sc, image, r_px):
     """(image with a side pocket's lit back wall drawn in, its centre [px]): a matte, even disc
     (0.85 ball radii ``r_px``, dim blue, dimmer than the lit cloth) inside the right side pocket's
