@@ -8,7 +8,10 @@ their diamonds and markers (the quadrilateral, not the region's convex hull, whi
 off at the jaws). Where four sides cannot be told apart (a table seen only in part) the region's
 convex hull is the play area. Where sheen or a projector lights part of a rail into the cloth's
 colour the region spills over it and that side's fit leans out across the rail; the sides are
-squared up to the straightest one (``_square_up``).
+squared up to the straightest one (``_square_up``). Where a cushion's shadow line cuts its strip
+off the bed along part of a side, that side is fitted to the rail's edge along the rest only and
+leans out across the rail at the far end (the lens bows the edge); it is refitted to the cloth's
+edge along its whole length (``to_cloth_edges``; docs/vision.md stage 2 gives the figures).
 """
 from __future__ import annotations
 
@@ -28,14 +31,22 @@ LINE_ITERS = 3         # re-weighted line fits per side (points within 3 robust 
 SQUARE_DEG = 3.0       # a side's fitted direction within this of the best side's (or square to it)
 STRAIGHT_POINTS = 80   # the side that sets the direction has this many points on its line
 RUN_WIDTH = 4.0        # [px] a side's innermost run of outline points lies within this width
+EDGE_OUT = 3           # [px] a side's cloth edge is looked for from this far outside its line ...
+EDGE_IN = 16           # [px] ... to this far inside it (a leaning end stood 3-6 px out, a cushion is ~10 wide)
+EDGE_COVER = 0.4       # a refit has this share of each third of the side on its line (leaning sides 0.45-0.82;
+                       # a fit mixing a shaded cushion's nose and the rail's edge 0-0.3 in some third) ...
+EDGE_MOVE = 1.0        # [px] ... and moves an end by more than this (sub-pixel moves changed rendered marginal circles)
 
 
 def play_area(classes: np.ndarray) -> np.ndarray:
     """(h, w) uint8 mask (1 = play area) of an image given its pixels' ``vision.cloth.classify``
     bits (see the module notes). Raises ValueError if no cloth-coloured region is found."""
-    outline = cloth_outline(classes)
+    cloth = _opened_cloth(classes)
+    outline = cloth_outline(cloth)
     hull = cv2.convexHull(outline.astype(np.float32))[:, 0, :].astype(np.float64)
     corners = quadrilateral(outline, hull)
+    if corners is not None:
+        corners = to_cloth_edges(corners, cloth)
     region = np.zeros(classes.shape, np.uint8)
     h, w = region.shape
     poly = hull if corners is None else np.clip(corners, (-w, -h), (2 * w, 2 * h))
@@ -43,12 +54,15 @@ def play_area(classes: np.ndarray) -> np.ndarray:
     return region
 
 
-def cloth_outline(classes: np.ndarray) -> np.ndarray:
-    """(N, 2) the outer outline [px] of the largest region of cloth-coloured, lit pixels (CLOTH in
-    ``vision.cloth.classify``'s bits ``classes``), after a 3x3 opening. Raises ValueError if
-    there is none."""
-    cloth = classes & CLOTH
-    cloth = cv2.morphologyEx(cloth, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+def _opened_cloth(classes: np.ndarray) -> np.ndarray:
+    """(h, w) uint8 mask (nonzero = cloth) of the cloth-coloured, lit pixels (CLOTH in
+    ``vision.cloth.classify``'s bits ``classes``) after a 3x3 opening."""
+    return cv2.morphologyEx(classes & CLOTH, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+
+
+def cloth_outline(cloth: np.ndarray) -> np.ndarray:
+    """(N, 2) the outer outline [px] of the largest region of a cloth mask (h, w) uint8 (nonzero =
+    cloth). Raises ValueError if there is none."""
     contours, _ = cv2.findContours(cloth, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     if not contours:
         raise ValueError("no cloth-coloured region found in the image")
@@ -112,6 +126,52 @@ def _square_up(sides, centre: np.ndarray) -> list:
         lo = order[first[0]]
         lines.append((pts[(out >= lo) & (out <= lo + RUN_WIDTH)].mean(axis=0), want))
     return lines
+
+
+def to_cloth_edges(corners: np.ndarray, cloth: np.ndarray) -> np.ndarray:
+    """(4, 2) corners [px] of the quadrilateral (4, 2) with each side refitted to the cloth's edge
+    along its whole length (``_cloth_edge``) where that fit is supported along the whole side (in
+    each third at least EDGE_COVER of its length within RUN_WIDTH / 2 px of the line) and moves an
+    end of the side by more than EDGE_MOVE px; the other sides are kept."""
+    centre = corners.mean(axis=0)
+    lines = []
+    for p, q in zip(corners, np.roll(corners, -1, axis=0)):
+        length = np.linalg.norm(q - p)
+        d = (q - p) / length
+        n = np.array([-d[1], d[0]])
+        n = n if (centre - p) @ n > 0 else -n                   # inwards
+        pts = _cloth_edge(cloth, p, d, n, length)
+        lines.append((p, d))
+        if pts.shape[0] < MIN_SIDE_POINTS:
+            continue
+        m, e = _robust_line(pts)
+        normal = np.array([-e[1], e[0]])
+        near = np.abs((pts - m) @ normal) <= RUN_WIDTH / 2
+        third = np.minimum(((pts - p) @ d * 3 / length).astype(np.intp), 2)
+        cover = np.bincount(third[near], minlength=3) / (length / 3)
+        move = max(abs((p - m) @ normal), abs((q - m) @ normal))
+        if cover.min() >= EDGE_COVER and move > EDGE_MOVE:
+            lines[-1] = (m, e)
+    out = [_intersect(lines[k - 1], lines[k]) for k in range(4)]
+    return corners if any(c is None for c in out) else np.array(out)
+
+
+def _cloth_edge(cloth: np.ndarray, p: np.ndarray, d: np.ndarray, n: np.ndarray, length: float) -> np.ndarray:
+    """(K, 2) points [px] of the cloth mask's (h, w) edge along a side from p (2,) along the unit
+    direction d (2,) for ``length`` px: at each pixel along it, the first step from not cloth to
+    cloth (any cloth region, not only the largest) going along the inward unit normal n (2,) from
+    EDGE_OUT px outside the side to EDGE_IN px inside it; none where the cloth starts outside."""
+    h, w = cloth.shape
+    t = np.arange(0.0, length)
+    j = np.arange(-EDGE_OUT, EDGE_IN + 1, dtype=np.float64)
+    xy = p + t[:, None, None] * d + j[None, :, None] * n                   # (L, J, 2)
+    ix, iy = np.rint(xy[..., 0]).astype(np.intp), np.rint(xy[..., 1]).astype(np.intp)
+    inside = (ix >= 0) & (ix < w) & (iy >= 0) & (iy < h)
+    on = np.zeros(ix.shape, bool)
+    on[inside] = cloth[iy[inside], ix[inside]] > 0
+    first = np.argmax(on, axis=1)
+    ok = on.any(axis=1) & (first > 0) & inside[:, 0]
+    return xy[np.flatnonzero(ok), first[ok]]
 
 
 def _near_polygon(pts: np.ndarray, poly: np.ndarray, size: np.ndarray) -> np.ndarray:

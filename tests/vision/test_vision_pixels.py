@@ -14,7 +14,7 @@ from vision.cloth import CLOTH, FOREGROUND, hole_mask, unlike_cloth
 from vision.detect_pixels import GLINT, detect_in_pixels, fit_outlines, glint_at_pockets
 from vision.evaluate import match
 from vision.fits import fit_circles
-from vision.play_area import play_area
+from vision.play_area import play_area, to_cloth_edges
 from vision.scene import diamond_points
 from vision.steps import SmoothedNear, ray_directions, step_points
 from vision.thin_lines import remove_thin_lines
@@ -240,6 +240,28 @@ def test_play_area_side_stays_on_the_cushion_line_beside_a_lit_rail():
     assert region[52:309, 72:569].all()
     rail = [(330, 100), (330, 450), (334, 300), (338, 500)]
     assert not any(region[y, x] for y, x in rail)
+
+
+def test_a_side_fitted_along_half_its_length_is_refitted_to_the_cloth_edge_along_all_of_it():
+    """Cloth (1) of a table whose top cushion is cut from the bed by its shadow line along the left
+    half (a separate strip), its back bowed 3 px by the lens (barrel: highest in the middle). The
+    top side as fitted to the right half's outline only (a line through its cushion back) stands
+    out across the rail at the left end; ``to_cloth_edges`` refits it to the cloth's edge along the
+    whole length: within 1 px of the line through all of the cushion back at both ends (the bow
+    itself no straight side follows), and keeps the other sides."""
+    cloth = np.zeros((360, 640), np.uint8)
+    back = lambda x: 40 + 3.0 * ((x - 320) / 260) ** 2                # the top cushion's back [px]
+    for x in range(60, 581):
+        cloth[int(round(back(x))):321, x] = 1
+    cloth[54:60, 60:318] = 0                                            # the shadow line, left half ...
+    cloth[40:60, 318:321] = 0                                           # ... to the middle pocket
+    ends, right, whole = np.array([60, 580]), np.arange(330, 571), np.arange(60, 581)
+    half_line, whole_line = np.polyval(np.polyfit(right, back(right), 1), ends), np.polyval(np.polyfit(whole, back(whole), 1), ends)
+    corners = np.array([[60, half_line[0]], [580, half_line[1]], [580, 320], [60, 320]])
+    assert whole_line[0] - half_line[0] > 4                              # the lean the refit takes out
+    refitted = to_cloth_edges(corners, cloth)
+    assert np.abs(refitted[:2, 1] - whole_line).max() <= 1.0
+    assert np.abs(refitted[:, 0] - corners[:, 0]).max() <= 0.5 and np.allclose(refitted[2:], corners[2:], atol=0.5)
 
 
 def test_inside_a_ball_is_unlike_cloth_and_beside_a_pocket_is_not(jaws_frame):
