@@ -17,6 +17,7 @@ from vision.detect import (
     added_light,
     hue_angle,
     inside_circles,
+    near_points,
     outline_normals,
 )
 from vision.edges import block_contrast
@@ -464,3 +465,18 @@ def test_line_blocks_equal_the_line_search_over_their_pixels():
     _unline_blocks(image, out_b, changed_b, near, 2, *args)
     assert changed_a.sum() > 50
     assert np.array_equal(changed_a, changed_b) and np.array_equal(out_a, out_b)
+
+
+def test_near_points_equal_the_points_dilated_by_a_square():
+    """The squares drawn about each point equal the points' mask dilated by a (2 ceil(reach) + 1)-square
+    (pixels at the grid's border, points sharing a pixel, no point at all)."""
+    rng = np.random.default_rng(12)
+    for _ in range(300):
+        h, w = rng.integers(5, 90, 2)
+        pts = rng.uniform(0, [w, h], (rng.integers(0, 9), 2))
+        reach = rng.uniform(0, 30)
+        mask = np.zeros((h, w), np.uint8)
+        mask[pts[:, 1].astype(np.intp), pts[:, 0].astype(np.intp)] = 1
+        k = 2 * int(np.ceil(reach)) + 1
+        np.testing.assert_array_equal(near_points((h, w, 3), pts, reach),
+                                      cv2.dilate(mask, np.ones((k, k), np.uint8)) > 0)
