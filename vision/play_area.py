@@ -161,17 +161,34 @@ def _cloth_edge(cloth: np.ndarray, p: np.ndarray, d: np.ndarray, n: np.ndarray, 
     direction d (2,) for ``length`` px: at each pixel along it, the first step from not cloth to
     cloth (any cloth region, not only the largest) going along the inward unit normal n (2,) from
     EDGE_OUT px outside the side to EDGE_IN px inside it; none where the cloth starts outside."""
+    return _first_cloth(np.ascontiguousarray(cloth), float(p[0]), float(p[1]), float(d[0]), float(d[1]),
+                        float(n[0]), float(n[1]), int(math.ceil(length)), EDGE_OUT, EDGE_IN)
+
+
+@njit(cache=True)
+def _first_cloth(cloth, p0, p1, d0, d1, n0, n1, steps, out_px, in_px):
+    """``_cloth_edge`` for the side from (p0, p1) along (d0, d1), inward normal (n0, n1), at ``steps``
+    pixels along it, from ``out_px`` px outside to ``in_px`` px inside: each sample at
+    (p + t d) + j n, rounded half to even, as numpy's rint of the same expression."""
     h, w = cloth.shape
-    t = np.arange(0.0, length)
-    j = np.arange(-EDGE_OUT, EDGE_IN + 1, dtype=np.float64)
-    xy = p + t[:, None, None] * d + j[None, :, None] * n                   # (L, J, 2)
-    ix, iy = np.rint(xy[..., 0]).astype(np.intp), np.rint(xy[..., 1]).astype(np.intp)
-    inside = (ix >= 0) & (ix < w) & (iy >= 0) & (iy < h)
-    on = np.zeros(ix.shape, bool)
-    on[inside] = cloth[iy[inside], ix[inside]] > 0
-    first = np.argmax(on, axis=1)
-    ok = on.any(axis=1) & (first > 0) & inside[:, 0]
-    return xy[np.flatnonzero(ok), first[ok]]
+    out = np.empty((steps, 2))
+    k = 0
+    for ti in range(steps):
+        t = float(ti)
+        bx, by = p0 + t * d0, p1 + t * d1
+        for jj in range(out_px + in_px + 1):
+            j = float(jj - out_px)
+            x, y = bx + j * n0, by + j * n1
+            ix, iy = int(np.rint(x)), int(np.rint(y))
+            inside = ix >= 0 and ix < w and iy >= 0 and iy < h
+            if jj == 0 and not inside:
+                break                          # the outermost sample off the image: no point here
+            if inside and cloth[iy, ix] > 0:
+                if jj > 0:                     # cloth from the outermost sample on: the side lies on it
+                    out[k, 0], out[k, 1] = x, y
+                    k += 1
+                break
+    return out[:k]
 
 
 def _near_polygon(pts: np.ndarray, poly: np.ndarray, size: np.ndarray) -> np.ndarray:

@@ -33,6 +33,7 @@ from vision.identify import (
     id_costs,
 )
 from vision.limbs import limb_circles, limb_points
+from vision.play_area import EDGE_IN, EDGE_OUT, _cloth_edge
 from vision.steps import N_RAYS, ray_directions
 from vision.thin_lines import ALONG_SHARE, GO_ON, MIN_GAIN, SAME_SHARE, _brightest, _unline, _unline_blocks
 
@@ -480,3 +481,28 @@ def test_near_points_equal_the_points_dilated_by_a_square():
         k = 2 * int(np.ceil(reach)) + 1
         np.testing.assert_array_equal(near_points((h, w, 3), pts, reach),
                                       cv2.dilate(mask, np.ones((k, k), np.uint8)) > 0)
+
+
+def test_cloth_edge_equals_the_numpy_samples():
+    """``vision.play_area._cloth_edge`` (a numba walk inwards at each pixel along a side) equals the
+    plain expression: every sample (p + t d) + j n rounded, the first cloth sample from EDGE_OUT px out
+    to EDGE_IN px in where it is not the outermost and the outermost is on the image; random masks,
+    sides crossing the image's edges, lengths not whole pixels."""
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        cloth = (rng.random((60, 80)) < rng.uniform(0.2, 0.8)).astype(np.uint8)
+        p = rng.uniform(-10, 90, 2)
+        a = rng.uniform(0, 2 * np.pi)
+        d = np.array([np.cos(a), np.sin(a)])
+        n = np.array([-d[1], d[0]])
+        length = float(rng.uniform(1, 80))
+        t = np.arange(0.0, length)
+        j = np.arange(-EDGE_OUT, EDGE_IN + 1, dtype=np.float64)
+        xy = p + t[:, None, None] * d + j[None, :, None] * n
+        ix, iy = np.rint(xy[..., 0]).astype(np.intp), np.rint(xy[..., 1]).astype(np.intp)
+        inside = (ix >= 0) & (ix < 80) & (iy >= 0) & (iy < 60)
+        on = np.zeros(ix.shape, bool)
+        on[inside] = cloth[iy[inside], ix[inside]] > 0
+        first = np.argmax(on, axis=1)
+        ok = on.any(axis=1) & (first > 0) & inside[:, 0]
+        np.testing.assert_array_equal(_cloth_edge(cloth, p, d, n, length), xy[np.flatnonzero(ok), first[ok]])
