@@ -431,9 +431,8 @@ def _white_row(level: float, chroma: bytes, lit_lo: float, light: bytes) -> np.n
 
 def near_points(shape: tuple, pts: np.ndarray, reach: float) -> np.ndarray:
     """(h, w) bool: the pixels of a grid of ``shape`` (h, w, ...) within ``reach`` px (a square, rounded
-    up) of the points pts (K, 2) [px, (u, v)] (each taken at its pixel, the floor of u and v): each
-    point's square drawn (the dilation of the points by a square, at a 0.4 ms dilation's cost per
-    projector frame less)."""
+    up) of the points pts (K, 2) [px, (u, v)] (each taken at its pixel, the floor of u and v): the
+    points' mask dilated by that square."""
     near = np.zeros(shape[:2], bool)
     r = int(np.ceil(reach))
     for u, v in zip(pts[:, 0].astype(np.intp), pts[:, 1].astype(np.intp)):

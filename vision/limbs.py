@@ -76,8 +76,7 @@ def limb_circles(image, lut, c, r, dirs, widths, step, cloth_lin, depth, cloth_m
     half width in widths [px]: ``limb_points`` along the outward ray directions dirs (N, 2) of each
     circle, the points whose search line ends (half width + 1 px out) inside any circle others (K, 2),
     others_r (K,) [px] dropped, a robust circle fit (``vision.fits._fit_circles``, iters steps) and its
-    radius clipped to [r_lo, r_hi]. One call in place of a numpy loop over the passes (the same
-    arithmetic, equal to the bit). Returns (centres (M, 2), radii (M,), RMS (M,) [px], points used (M,))."""
+    radius clipped to [r_lo, r_hi]. Returns (centres (M, 2), radii (M,), RMS (M,) [px], points used (M,))."""
     M, N, K = c.shape[0], dirs.shape[0], others.shape[0]
     normals = np.empty((M, N, 2))
     for m in range(M):

@@ -87,8 +87,7 @@ def _unline_pixel(img, out, changed, y, x, dirs, min_gain, same_share, along_sha
 
 @njit(cache=True)
 def _brightest(img):
-    """(h, w) uint8: the brightest channel of each pixel of an (h, w, 3) uint8 image (one pass in place of
-    cv2.split and two cv2.max: the half-resolution line search 1.44 -> 1.34 ms per real halo frame)."""
+    """(h, w) uint8: the brightest channel of each pixel of an (h, w, 3) uint8 image."""
     h, w = img.shape[0], img.shape[1]
     out = np.empty((h, w), np.uint8)
     for y in range(h):
@@ -108,8 +107,8 @@ def _unline(img, out, changed, where, dirs, min_gain, same_share, along_share, g
 @njit(cache=True)
 def _unline_blocks(img, out, changed, coarse, margin, dirs, min_gain, same_share, along_share, go_on):
     """``_unline_pixel`` on each pixel of img within margin px of the 2 x 2 block of a True pixel of
-    ``coarse`` (half resolution), once: it reads only img, so a second look changes nothing (the blocks
-    of a halo ring's neighbouring pixels overlap, up to 9 looks a pixel: 2.6 -> 2.1 ms per real halo frame)."""
+    ``coarse`` (half resolution), each pixel once (it reads only img, so a second look would change
+    nothing; the blocks of neighbouring line pixels overlap)."""
     h, w = img.shape[0], img.shape[1]
     seen = np.zeros((h, w), np.bool_)
     for v in range(coarse.shape[0]):
