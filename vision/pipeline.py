@@ -75,10 +75,11 @@ class TableVision:
                           np.array([(o.x_m, o.y_m) for o in obs], dtype=np.float64).reshape(-1, 2))
 
 
-def observe_pixels(image: np.ndarray, radius_px: float) -> list[BallObservation]:
-    """Balls of about ``radius_px`` in any BGR image: pixel centres and a colour class."""
+def observe_pixels(image: np.ndarray, radius_px: float, ball_set: str = "any") -> list[BallObservation]:
+    """Balls of about ``radius_px`` in any BGR image: pixel centres and a colour class named for
+    ``ball_set`` ('any', 'pool' or 'snooker': ``vision.identify.colour_names``; ValueError otherwise)."""
     det = detect_in_pixels(image, radius_px)
-    names, conf = colour_names(ball_features(image, det.px, det.r_px, det.cloth_v))
+    names, conf = colour_names(ball_features(image, det.px, det.r_px, det.cloth_v), ball_set)
     return [BallObservation(x_px=float(det.px[i, 0]), y_px=float(det.px[i, 1]), r_px=float(det.r_px[i]),
                             label=names[i], confidence=float(conf[i])) for i in range(len(det))]
 

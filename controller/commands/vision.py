@@ -29,6 +29,7 @@ def register(subparsers) -> None:
     d.add_argument("--table", type=existing_file, help="table YAML (default config/table.yaml)")
     d.add_argument("--radius-px", type=positive_float, help="pixel-only mode: approximate ball radius in pixels "
                    "(any table, any balls); without --camera/--table the configs are not used")
+    _ball_set_argument(d)
     d.add_argument("--json", action="store_true", help="print JSON instead of a table")
     d.add_argument("--overlay", metavar="OUT.png", type=image_output, help="write the image with every detection drawn")
     d.set_defaults(func=_detect)
@@ -42,6 +43,7 @@ def register(subparsers) -> None:
     e.add_argument("--radius-px", type=positive_float, help="pixel-only mode: approximate ball radius in pixels")
     e.add_argument("--gate-px", type=positive_float, help="a detection within this many px of a ball is that ball "
                    "(default: the ball radius)")
+    _ball_set_argument(e)
     e.add_argument("--json", action="store_true", help="print JSON")
     e.set_defaults(func=_evaluate)
 
@@ -54,6 +56,23 @@ def register(subparsers) -> None:
     r.add_argument("--truth", metavar="OUT.json", type=output_file,
                    help="also write the exact ball positions (keys as `vision detect --json`)")
     r.set_defaults(func=_render)
+
+
+def _ball_set_argument(parser) -> None:
+    from vision.identify import BALL_SETS
+    parser.add_argument("--ball-set", choices=BALL_SETS, help="pixel-only mode: the colour classes to name "
+                        "(pool: 8-ball colours and stripes; snooker: plain white, red, yellow, green, brown, blue, "
+                        "pink, black; any: both, the default); the registered mode names pool balls 0-15")
+
+
+def _pixel_only(args: argparse.Namespace) -> bool:
+    """True for the pixel-only mode (--radius-px without --camera/--table). Raises UserError for a
+    --ball-set in the registered mode."""
+    pixel = args.radius_px is not None and args.camera is None and args.table is None
+    if args.ball_set is not None and not pixel:
+        raise UserError(f"--ball-set {args.ball_set} is for the pixel-only mode (--radius-px without --camera "
+                        "and --table); the registered mode names pool balls 0-15")
+    return pixel
 
 
 def register_bench(bench_subparsers) -> None:
@@ -111,8 +130,8 @@ def _detect(args: argparse.Namespace) -> int:
     from vision.overlay import draw_observations
     from vision.pipeline import TableVision, observe_pixels, timed
     image = _read(args.image)
-    if args.radius_px is not None and args.camera is None and args.table is None:
-        balls, ms = timed(observe_pixels, image, args.radius_px)
+    if _pixel_only(args):
+        balls, ms = timed(observe_pixels, image, args.radius_px, args.ball_set or "any")
     else:
         from config.camera import load_camera_settings
         from config.table import load_table_settings
@@ -145,9 +164,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     try:
         truth = load_truth(args.truth)
         to_table = None
-        if args.radius_px is not None and args.camera is None and args.table is None:
+        if _pixel_only(args):
             def detector(image):
-                return observe_pixels(image, args.radius_px)
+                return observe_pixels(image, args.radius_px, args.ball_set or "any")
             gate = args.gate_px or args.radius_px
         else:
             from config.camera import load_camera_settings

@@ -7,8 +7,12 @@ import cv2
 import numpy as np
 import pytest
 
+from config.reader import default_path
 from controller.cli import main
+from vision.balls import SNOOKER_NAMES
 from vision.evaluate import Evaluation, match
+from vision.layouts import random_layout
+from vision.render_domain import GENTLE, Domain, DomainRenderer, sample_domain
 from vision.truth_formats import FrameTruth, TruthFormatError, load_truth
 
 
@@ -111,3 +115,25 @@ def test_detect_pixels_only_json_writes_the_overlay(rendered, tmp_path, capsys):
     drawn, im = cv2.imread(str(ov)), cv2.imread(str(img))
     assert n > 0 and drawn.shape[0] == im.shape[0] and drawn.shape[1] > im.shape[1]
     assert not np.array_equal(drawn[:, :im.shape[1]], im)        # circles were drawn on the frame
+
+
+def test_evaluate_names_a_snooker_set_by_its_colours(synthetic_camera, tmp_path, capsys):
+    """Pixel-only mode with --ball-set snooker: a rendered snooker set (plain balls, random cloth)
+    scored against its rendered colour names; the registered mode refuses the option."""
+    sc, _ = synthetic_camera
+    rng = np.random.default_rng(31)
+    dom = Domain(**{**sample_domain(rng, "snooker").__dict__, **GENTLE})
+    f = DomainRenderer(sc, dom, seed=1).render(random_layout(sc.table, sc.R, rng), rng)
+    img, truth = tmp_path / "snooker.png", tmp_path / "snooker.csv"
+    cv2.imwrite(str(img), f.image)
+    truth.write_text("image,x_px,y_px,label\n" + "".join(
+        f"snooker.png,{x},{y},{SNOOKER_NAMES[int(i)]}\n" for i, (x, y) in zip(f.truth.ids, f.truth.centre_px)))
+    capsys.readouterr()
+    assert main(["vision", "evaluate", str(img), "--truth", str(truth), "--radius-px", "13",
+                 "--ball-set", "snooker", "--json"]) == 0
+    s = json.loads(capsys.readouterr().out)
+    assert s["found"] >= s["balls"] - 1 and s["false_balls"] == 0
+    assert s["labelled"] == s["found"] and s["label_accuracy"] >= 0.95
+    assert main(["vision", "evaluate", str(img), "--truth", str(truth), "--camera", str(default_path("camera.yaml")),
+                 "--ball-set", "snooker"]) == 2
+    assert "--ball-set snooker is for the pixel-only mode" in capsys.readouterr().err
