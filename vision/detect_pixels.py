@@ -62,7 +62,11 @@ from vision.cloth import (
     unlike_shares,
 )
 from vision.detect import (
+    CONTACT_MIN,
+    CONTACT_RMS_FACTOR,
+    CONTACT_SEEK,
     EDGE_STEP,
+    FRAME_MIN_FITS,
     GREY_BRIGHTER,
     LIMB_CLOTH,
     LIMB_DEPTH,
@@ -77,6 +81,7 @@ from vision.detect import (
     local_cloth,
     near_neighbours,
     near_points,
+    place_by_contacts,
 )
 from vision.detect import SEARCH_WIDTHS as LIMB_WIDTHS
 from vision.fits import CIRCLE_ITERS, fit_circles
@@ -120,6 +125,8 @@ GLINT = 1.0                        # a ball's highlight at least this many times
                                    # at a pocket: real >= 1.58, rendered >= 1.20; the back walls 0.74-0.91) ...
 GLINT_TOP = 0.01                   # ... in the brightest share of its inside ...
 GLINT_DISC = 0.75                  # ... within this many radii of its centre
+CONTACT_SLACK_SHARE = 0.14         # outline radii: balls this near touching touch (the registered mode's CONTACT_SLACK,
+                                   # 4 mm of a pool ball's 28.6 mm radius)
 UNLIT_REACH = 3.0                  # ball radii about each candidate where a projector's light is taken off the frame
                                    # (a fit moves at most a radius; its band reaches 1.3 radii + 6 px beyond)
 
@@ -175,6 +182,8 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
                                      lambda c, r, rms: ball_share(image, model, c, r, rim, rms),
                                      model.chroma)
     idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim)
+    idx, c, r, rms, n = _with_contact_balls(c0, (idx, c, r, rms, n),
+                                            lambda c, r, rms: ball_share(image, model, c, r, rim, rms))
     cloth_v = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2) * model.chroma.max()
     # a fit at a pocket with no lamp's highlight is the pocket's lit back wall seen between the jaws
     on = glint_at_pockets(image, hole, c, r, cloth_v, float(radius_px)) >= GLINT
@@ -223,6 +232,52 @@ def _with_limb_fits(image: np.ndarray, model, cand: np.ndarray, fits: tuple, rad
     keep = distinct(lc, ln, APART * radius_px)
     return (np.concatenate([idx, k[keep]]), np.concatenate([c, lc[keep]]), np.concatenate([r, lr[keep]]),
             np.concatenate([rms, lrms[keep]]), np.concatenate([n, ln[keep]]))
+
+
+def _with_contact_balls(cand: np.ndarray, fits: tuple, unlike) -> tuple:
+    """``fits`` (idx into cand, centres, radii, RMS, points) with the candidates cand (M, 2) [px] that the
+    fits hem in (a rack's inner ball, whose outline shows only in the narrow gaps) placed where they touch
+    at least CONTACT_MIN fits: the registered mode's ``place_by_contacts`` in pixels, the fits' median
+    radius as every ball's, CONTACT_SLACK_SHARE of it as the slack (or, as there, with FRAME_MIN_FITS fits,
+    CONTACT_RMS_FACTOR times their median RMS where that is more: rough outlines misplace balls); kept where the box x box square there
+    (half resolution: fg (h, w) uint8 foreground 255 on the judged ``region``, known_count its box sums)
+    is at least CONTACT_FILL foreground (a gap among balls shows cloth) and the touching fits surround
+    it (``_hemmed``: not a shadow on a cushion beside a row of balls). Placed balls have RMS NaN and
+    no points."""
+    idx, c, r, rms, n = fits
+    if c.shape[0] < CONTACT_MIN:
+        return fits
+    R = float(np.median(r))
+    slack = CONTACT_SLACK_SHARE * R
+    if c.shape[0] >= FRAME_MIN_FITS:
+        slack = max(slack, CONTACT_RMS_FACTOR * float(np.median(rms)))
+    d = np.linalg.norm(cand[:, None] - c[None], axis=-1)
+    near = ((d.min(axis=1) > R) & ((d < 2 * R + slack + CONTACT_SEEK * R).sum(axis=1) >= CONTACT_MIN))
+    if not near.any():                    # (most frames: nothing hemmed in)
+        return fits
+    k = np.flatnonzero(near)
+    xy = np.concatenate([c, cand[k]])
+    good = np.arange(xy.shape[0]) < c.shape[0]
+    xy, good, placed = place_by_contacts(xy, good, xy.copy(), R, slack)
+    new = np.flatnonzero(placed)
+    new = new[[_hemmed(xy[i], c, 2 * R + slack) for i in new]]
+    if new.size:
+        new = new[unlike(xy[new], np.full(new.size, R), np.full(new.size, np.nan)) >= UNLIKE_SHARE]
+    if new.size == 0:
+        return fits
+    return (np.concatenate([idx, k[new - c.shape[0]]]), np.concatenate([c, xy[new]]),
+            np.concatenate([r, np.full(new.size, R)]), np.concatenate([rms, np.full(new.size, np.nan)]),
+            np.concatenate([n, np.zeros(new.size, n.dtype)]))
+
+
+def _hemmed(p: np.ndarray, c: np.ndarray, reach: float) -> bool:
+    """Whether the centres c (K, 2) [px] within ``reach`` of the point p (2,) surround it: no gap of
+    half a turn or more between their directions from it."""
+    v = c[np.linalg.norm(c - p, axis=1) < reach] - p
+    if v.shape[0] < 2:
+        return False
+    a = np.sort(np.arctan2(v[:, 1], v[:, 0]))
+    return bool(np.diff(np.append(a, a[0] + 2 * np.pi)).max() < np.pi)
 
 
 def _reaches(mask: np.ndarray, c: np.ndarray, radius: float) -> np.ndarray:
