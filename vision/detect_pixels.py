@@ -34,8 +34,9 @@ in the image instead (the reason for each is in docs/vision.md):
    very round fit, the share of its inside off that rim: a black ball in a pocket's mouth), and
    no overlap with a better-supported ball; the candidates refused that lie apart from every fit
    are fitted to their darker limb (``vision.limbs``, the registered mode's search for a ball of
-   the cloth's hue: a dark green ball on green cloth, whose inside passes for cloth); and at a
-   pocket a lamp's highlight
+   the cloth's hue: a dark green ball on green cloth, whose inside passes for cloth); a candidate
+   the fits hem in (a rack's inner ball) is placed where it touches them (``_with_contact_balls``,
+   the registered mode's ``place_by_contacts``); and at a pocket a lamp's highlight
    (``glint_at_pockets``: a pocket's lit back wall seen between the jaws is matte);
 7. ``clear_of_intruders`` (``vision.intruders``, as in the registered mode): no fit on a hand or
    an arm, the foreground (off the pockets and their rims) that reaches in over the play area's
@@ -62,6 +63,8 @@ from vision.cloth import (
     unlike_shares,
 )
 from vision.detect import (
+    CONTACT_MIN,
+    CONTACT_SEEK,
     EDGE_STEP,
     GREY_BRIGHTER,
     LIMB_CLOTH,
@@ -77,6 +80,7 @@ from vision.detect import (
     local_cloth,
     near_neighbours,
     near_points,
+    place_by_contacts,
 )
 from vision.detect import SEARCH_WIDTHS as LIMB_WIDTHS
 from vision.fits import CIRCLE_ITERS, fit_circles
@@ -120,6 +124,9 @@ GLINT = 1.0                        # a ball's highlight at least this many times
                                    # at a pocket: real >= 1.58, rendered >= 1.20; the back walls 0.74-0.91) ...
 GLINT_TOP = 0.01                   # ... in the brightest share of its inside ...
 GLINT_DISC = 0.75                  # ... within this many radii of its centre
+TOUCHING = 0.15                    # two fits whose centres are within this share of two radii of 2 radii apart touch
+CONTACT_SLACK_SHARE = 0.14         # outline radii: balls this near touching touch (the registered mode's CONTACT_SLACK,
+                                   # 4 mm of a pool ball's 28.6 mm radius)
 UNLIT_REACH = 3.0                  # ball radii about each candidate where a projector's light is taken off the frame
                                    # (a fit moves at most a radius; its band reaches 1.3 radii + 6 px beyond)
 
@@ -175,6 +182,8 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
                                      lambda c, r, rms: ball_share(image, model, c, r, rim, rms),
                                      model.chroma)
     idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim)
+    idx, c, r, rms, n = _with_contact_balls(c0, (idx, c, r, rms, n),
+                                            lambda c, r, rms: ball_share(image, model, c, r, rim, rms))
     cloth_v = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2) * model.chroma.max()
     # a fit at a pocket with no lamp's highlight is the pocket's lit back wall seen between the jaws
     on = glint_at_pockets(image, hole, c, r, cloth_v, float(radius_px)) >= GLINT
@@ -223,6 +232,63 @@ def _with_limb_fits(image: np.ndarray, model, cand: np.ndarray, fits: tuple, rad
     keep = distinct(lc, ln, APART * radius_px)
     return (np.concatenate([idx, k[keep]]), np.concatenate([c, lc[keep]]), np.concatenate([r, lr[keep]]),
             np.concatenate([rms, lrms[keep]]), np.concatenate([n, ln[keep]]))
+
+
+def _with_contact_balls(cand: np.ndarray, fits: tuple, unlike) -> tuple:
+    """``fits`` (idx into cand, centres, radii, RMS, points) with the candidates cand (M, 2) [px] that the
+    fits hem in (a rack's inner ball, whose outline shows only in the narrow gaps) placed where they touch
+    at least CONTACT_MIN fits: the registered mode's ``place_by_contacts`` in pixels, half the distance
+    between touching fits as every ball's radius (``_touching_radius``), CONTACT_SLACK_SHARE of it as the
+    slack; kept where the box x box square there
+    (half resolution: fg (h, w) uint8 foreground 255 on the judged ``region``, known_count its box sums)
+    is at least CONTACT_FILL foreground (a gap among balls shows cloth) and the touching fits surround
+    it (``_hemmed``: not a shadow on a cushion beside a row of balls). Placed balls have RMS NaN and
+    no points."""
+    idx, c, r, rms, n = fits
+    if c.shape[0] < CONTACT_MIN:
+        return fits
+    R = _touching_radius(c, float(np.median(r)))
+    slack = CONTACT_SLACK_SHARE * R
+    d = np.linalg.norm(cand[:, None] - c[None], axis=-1)
+    near = ((d.min(axis=1) > R) & ((d < 2 * R + slack + CONTACT_SEEK * R).sum(axis=1) >= CONTACT_MIN))
+    if not near.any():                    # (most frames: nothing hemmed in)
+        return fits
+    k = np.flatnonzero(near)
+    xy = np.concatenate([c, cand[k]])
+    good = np.arange(xy.shape[0]) < c.shape[0]
+    xy, good, placed = place_by_contacts(xy, good, xy.copy(), R, slack)
+    new = np.flatnonzero(placed)
+    new = new[[_hemmed(xy[i], c, 2 * R + slack) for i in new]]
+    if new.size:
+        new = new[unlike(xy[new], np.full(new.size, R), np.full(new.size, np.nan)) >= UNLIKE_SHARE]
+    if new.size == 0:
+        return fits
+    return (np.concatenate([idx, k[new - c.shape[0]]]), np.concatenate([c, xy[new]]),
+            np.concatenate([r, np.full(new.size, R)]), np.concatenate([rms, np.full(new.size, np.nan)]),
+            np.concatenate([n, np.zeros(new.size, n.dtype)]))
+
+
+def _touching_radius(c: np.ndarray, r: float) -> float:
+    """Half the median distance [px] between touching fits (centres c (K, 2) [px]: each fit's nearest
+    other within TOUCHING of 2 r, the fits' radius [px]), or r with fewer than CONTACT_MIN of them: the
+    outline radius a fit finds is blurred wider than where two balls' outlines meet."""
+    if c.shape[0] < 2:
+        return r
+    d = np.linalg.norm(c[:, None] - c[None], axis=-1)
+    np.fill_diagonal(d, np.inf)
+    nn = d.min(axis=1)
+    touch = nn[np.abs(nn / (2 * r) - 1) < TOUCHING]
+    return float(np.median(touch)) / 2 if touch.size >= CONTACT_MIN else r
+
+
+def _hemmed(p: np.ndarray, c: np.ndarray, reach: float) -> bool:
+    """Whether the centres c (K, 2) [px] within ``reach`` of the point p (2,) surround it: no gap of
+    half a turn or more between their directions from it."""
+    v = c[np.linalg.norm(c - p, axis=1) < reach] - p
+    if v.shape[0] < 2:
+        return False
+    a = np.sort(np.arctan2(v[:, 1], v[:, 0]))
+    return bool(np.diff(np.append(a, a[0] + 2 * np.pi)).max() < np.pi)
 
 
 def _reaches(mask: np.ndarray, c: np.ndarray, radius: float) -> np.ndarray:

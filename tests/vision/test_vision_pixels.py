@@ -11,7 +11,7 @@ from planner.state import TableState
 from vision.camera import sphere_silhouettes, table_to_pixels
 from vision.candidates import candidates
 from vision.cloth import CLOTH, FOREGROUND, hole_mask, unlike_cloth
-from vision.detect_pixels import GLINT, detect_in_pixels, fit_outlines, glint_at_pockets
+from vision.detect_pixels import GLINT, _with_contact_balls, detect_in_pixels, fit_outlines, glint_at_pockets
 from vision.evaluate import match
 from vision.fits import fit_circles
 from vision.play_area import play_area, to_cloth_edges
@@ -441,3 +441,26 @@ def test_a_side_pockets_lit_back_wall_is_no_ball_and_every_ball_has_a_highlight(
     everywhere = np.ones(classes.shape, bool)                  # every circle taken for one at a pocket
     glint = glint_at_pockets(image, everywhere, c, r, cloth_v, 13.0)
     assert glint[:-1].min() >= GLINT > glint[-1]
+
+
+def _fits(centres, r=15.0):
+    c = np.array(centres, float)
+    k = c.shape[0]
+    return np.arange(k), c, np.full(k, r), np.full(k, 0.3), np.full(k, 40)
+
+
+def test_a_racks_inner_ball_is_placed_where_it_touches_the_balls_about_it():
+    """Six fits round an empty place 2r from each (a rack's inner ball whose outline did not fit):
+    the candidate there is placed at the point touching them; a candidate above a row of three
+    balls (a shadow on a cushion) is not, nor one whose inside is cloth (``unlike`` below 0.4)."""
+    a = np.radians(np.arange(6) * 60.0)
+    ring = np.stack([500 + 30 * np.cos(a), 300 + 30 * np.sin(a)], axis=1)
+    row = [(100.0, 200.0), (130.0, 200.0), (160.0, 200.0)]
+    fits = _fits(np.concatenate([ring, row]))
+    cand = np.array([[503.0, 302.0], [115.0, 174.0], [145.0, 174.0]])
+    ball = lambda c, r, rms: np.ones(c.shape[0])          # noqa: E731 (every inside unlike cloth)
+    idx, c, r, rms, n = _with_contact_balls(cand, fits, ball)
+    assert idx.size == 10 and idx[-1] == 0                # only the rack's: candidate 0, after the 9 fits
+    assert np.allclose(c[-1], (500.0, 300.0), atol=0.05) and np.isnan(rms[-1]) and n[-1] == 0
+    cloth = lambda c, r, rms: np.full(c.shape[0], 0.16)   # noqa: E731 (a gap among balls: cloth and shadow)
+    assert _with_contact_balls(cand, fits, cloth)[0].size == 9
