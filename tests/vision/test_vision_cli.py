@@ -18,7 +18,7 @@ def test_render_then_detect_json(tmp_path, capsys):
     out = json.loads(capsys.readouterr().out)
     balls = {b["label"]: b for b in out["balls"]}
     expected = json.loads(truth.read_text())["balls"]
-    assert len(out["balls"]) == len(expected) and out["ms"] > 0
+    assert len(out["balls"]) == len(expected) and out["ms"] > 0 and out["first_call_ms"] > 0
     for t in expected:
         b = balls[t["label"]]
         assert abs(b["x_m"] - t["x_m"]) < 0.002 and abs(b["y_m"] - t["y_m"]) < 0.002
