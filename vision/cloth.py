@@ -14,6 +14,7 @@
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -341,13 +342,22 @@ def unlike_shares(image: np.ndarray, model: ClothModel, centres: np.ndarray, rad
                   hole: np.ndarray) -> np.ndarray:
     """(M, 2): of ``unlike_cloth``'s samples inside each circle, the shares unlike cloth and off ``hole``
     (seen)."""
-    t = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
-    ring = np.stack([np.cos(t), np.sin(t)], axis=1)
-    offs = np.concatenate([np.zeros((1, 2))] + [f * ring for f in (0.3, 0.55, 0.8)])      # (49, 2)
+    offs = _unlike_offsets()
     counts = _unlike_share(image, np.asarray(centres, np.float64), np.asarray(radii, np.float64), offs,
                            np.asarray(model.chroma, np.float64), np.asarray(model.coef, np.float64),
                            float(model.scale), float(np.tan(np.radians(UNLIKE_CHROMA_DEG))), hole)
     return counts / offs.shape[0]
+
+
+@functools.lru_cache(maxsize=1)
+def _unlike_offsets() -> np.ndarray:
+    """(49, 2) read-only: ``unlike_cloth``'s sample offsets in radii, the centre and 16 on each of the rings
+    at 0.3, 0.55 and 0.8 (made once: 2 calls a frame)."""
+    t = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
+    ring = np.stack([np.cos(t), np.sin(t)], axis=1)
+    offs = np.concatenate([np.zeros((1, 2))] + [f * ring for f in (0.3, 0.55, 0.8)])
+    offs.setflags(write=False)
+    return offs
 
 
 @njit(cache=True)

@@ -7,6 +7,7 @@ import numpy as np
 from planner.state import ball_class
 from vision.balls import LINEAR_LUT, SRGB_LUT
 from vision.camera import silhouette_circles
+from vision.candidates import _peaks
 from vision.cloth import UNLIKE_BRIGHT, UNLIKE_CHROMA_DEG, UNLIKE_DARK, ClothModel, unlike_cloth, unlike_shares
 from vision.detect import (
     EDGE_STEP,
@@ -20,6 +21,7 @@ from vision.detect import (
     near_points,
     outline_normals,
 )
+from vision.detect_pixels import _any_in_disc, _in_disc
 from vision.edges import block_contrast
 from vision.fits import CIRCLE_ITERS, WELL_POSED, _gauss_newton_step, _robust_scale, _solve_normal3, fit_circles
 from vision.identify import (
@@ -506,3 +508,64 @@ def test_cloth_edge_equals_the_numpy_samples():
         first = np.argmax(on, axis=1)
         ok = on.any(axis=1) & (first > 0) & inside[:, 0]
         np.testing.assert_array_equal(_cloth_edge(cloth, p, d, n, length), xy[np.flatnonzero(ok), first[ok]])
+
+
+def test_peaks_equal_the_plain_local_maxima():
+    """``vision.candidates._peaks`` (its second pass over the qualifying pixels it listed) equals the plain
+    expression: the pixels ``where`` with enough votes and a full enough square, of those the ones no
+    qualifying 8-neighbour outvotes, in scan order (random votes with ties, squares cut by the border)."""
+    rng = np.random.default_rng(13)
+    for _ in range(40):
+        h, w = rng.integers(3, 40, 2)
+        votes = rng.integers(0, 6, (h, w)).astype(np.float32)          # whole numbers: ties between neighbours
+        where = rng.random((h, w)) < 0.7
+        fg = (rng.random((h, w)) < 0.8).astype(np.uint8)
+        known_count = cv2.boxFilter(np.ones((h, w), np.uint8), cv2.CV_32F, (5, 5), normalize=False)
+        ones = cv2.integral(fg)
+        fill = np.zeros((h, w))
+        for y in range(h):
+            for x in range(w):
+                y0, y1, x0, x1 = max(y - 2, 0), min(y + 3, h), max(x - 2, 0), min(x + 3, w)
+                fill[y, x] = fg[y0:y1, x0:x1].sum() / max(float(known_count[y, x]), 1.0)
+        ok = where & (votes >= 1.5) & (fill >= 0.6)
+        pad = np.pad(np.where(ok, votes, -np.inf), 1, constant_values=-np.inf)
+        higher = np.zeros((h, w), bool)
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                higher |= pad[1 + dy:1 + dy + h, 1 + dx:1 + dx + w] > votes
+        ys, xs = np.nonzero(ok & ~higher)
+        out = _peaks(votes, where, ones, known_count, 2, 0.6, 1.5)
+        for got, want in zip(out, (xs, ys, votes[ys, xs], fill[ys, xs].astype(np.float32))):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_any_in_disc_equals_the_disc_entries():
+    """The pocket test of ``glint_at_pockets`` (a numba scan of the square about the point) equals the plain
+    expression, any mask pixel (integer coordinates) nearer than the reach, and ``_in_disc(...).any()`` where
+    the point is on the grid; random masks, points on and off the grid, reaches from under a pixel to past
+    the grid."""
+    rng = np.random.default_rng(14)
+    for _ in range(2000):
+        h, w = rng.integers(1, 40, 2)
+        mask = rng.random((h, w)) < rng.uniform(0, 0.05)
+        p = rng.uniform(-15, [w + 15, h + 15])
+        reach = rng.uniform(0.1, 20)
+        ys, xs = np.nonzero(mask)
+        dx, dy = xs - p[0], ys - p[1]
+        want = bool(np.any(dx * dx + dy * dy < reach * reach))
+        assert _any_in_disc(mask, p[0], p[1], reach) == want
+        if 0 <= p[0] < w and 0 <= p[1] < h:
+            assert _in_disc(mask, p, reach).any() == want
+
+
+def test_integer_hull_equals_the_float_hull():
+    """cv2's convex hull of whole-number points (``vision.play_area.play_area``'s outline) is the same
+    array from int32 as from float32 points."""
+    rng = np.random.default_rng(15)
+    for _ in range(300):
+        blob = np.zeros((80, 120), np.uint8)
+        for _ in range(rng.integers(1, 6)):
+            cv2.circle(blob, tuple(int(v) for v in rng.integers(10, [110, 70])), int(rng.integers(3, 30)), 1, -1)
+        outline = max(cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
+        pts = outline[:, 0, :].astype(np.float64)
+        np.testing.assert_array_equal(cv2.convexHull(pts.astype(np.int32)), cv2.convexHull(pts.astype(np.float32)))
