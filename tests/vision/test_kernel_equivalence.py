@@ -8,7 +8,17 @@ from planner.state import ball_class
 from vision.balls import LINEAR_LUT, SRGB_LUT
 from vision.camera import silhouette_circles
 from vision.candidates import _peaks
-from vision.cloth import UNLIKE_BRIGHT, UNLIKE_CHROMA_DEG, UNLIKE_DARK, ClothModel, unlike_cloth, unlike_shares
+from vision.cloth import (
+    CHROMA_TAN,
+    UNLIKE_BRIGHT,
+    UNLIKE_CHROMA_DEG,
+    UNLIKE_DARK,
+    ClothModel,
+    _fullest_cell,
+    _near_mean,
+    unlike_cloth,
+    unlike_shares,
+)
 from vision.detect import (
     EDGE_STEP,
     LIMB_CLOTH,
@@ -569,3 +579,33 @@ def test_integer_hull_equals_the_float_hull():
         outline = max(cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
         pts = outline[:, 0, :].astype(np.float64)
         np.testing.assert_array_equal(cv2.convexHull(pts.astype(np.int32)), cv2.convexHull(pts.astype(np.float32)))
+
+
+def test_cloth_colour_kernels_equal_the_numpy_expressions():
+    """``fit_cloth``'s commonest colour direction (``_fullest_cell``: the colours' norms, the unit colours,
+    the fullest chromaticity cell's mean) and its refinement (``_near_mean``: einsum's cosines, the mean of
+    the near ones) equal the numpy expressions they replace, to the bit; random colour clouds, black
+    samples among them, a few to thousands."""
+    rng = np.random.default_rng(16)
+    cos_min = np.cos(np.arctan(2 * CHROMA_TAN))
+    for _ in range(100):
+        n = int(rng.integers(1, 3000))
+        s = np.clip(rng.uniform(0, 255, 3) * rng.uniform(0.05, 1.2, (n, 1)) + rng.normal(0, rng.uniform(1, 60), (n, 3)),
+                    0, 255).round()
+        norm = np.sqrt(s[:, 0] * s[:, 0] + s[:, 1] * s[:, 1] + s[:, 2] * s[:, 2])
+        ok, unit, c = _fullest_cell(s)
+        np.testing.assert_array_equal(ok, norm > 20)
+        want = s[ok] / norm[ok, None]
+        np.testing.assert_array_equal(unit, want)
+        if not ok.any():
+            continue
+        chrom = want[:, :2] / (want[:, 0] + want[:, 1] + want[:, 2])[:, None]
+        cell = np.clip((chrom * 24).astype(np.intp), 0, 23)
+        key = cell[:, 0] * 24 + cell[:, 1]
+        mean = want[key == np.argmax(np.bincount(key, minlength=576))].mean(axis=0)
+        np.testing.assert_array_equal(c, mean)
+        d = mean / np.linalg.norm(mean)
+        near = np.einsum("ij,j->i", want, d) > cos_min
+        count, m = _near_mean(want, d, cos_min)
+        assert count == near.sum()
+        np.testing.assert_array_equal(m, want[near].mean(axis=0) if near.any() else np.zeros(3))
