@@ -14,8 +14,10 @@ from vision.cloth import (
     UNLIKE_CHROMA_DEG,
     UNLIKE_DARK,
     ClothModel,
+    _above_share,
     _fullest_cell,
     _near_mean,
+    _normal_equations,
     unlike_cloth,
     unlike_shares,
 )
@@ -609,3 +611,20 @@ def test_cloth_colour_kernels_equal_the_numpy_expressions():
         count, m = _near_mean(want, d, cos_min)
         assert count == near.sum()
         np.testing.assert_array_equal(m, want[near].mean(axis=0) if near.any() else np.zeros(3))
+
+
+def test_cloth_surface_kernels_equal_the_einsum_expressions():
+    """The lit cloth's quadratic surface fit (``_normal_equations``: A^T A and A^T a over chosen rows;
+    ``_above_share``: the values above a share of the surface) equals numpy's einsum expressions over the
+    (N, 6) term matrix, to the bit; random coordinates and values, a few rows to thousands."""
+    rng = np.random.default_rng(17)
+    for _ in range(100):
+        n = int(rng.integers(1, 3000))
+        uu, vv, a = rng.uniform(0, 1, n), rng.uniform(0, 0.6, n), rng.uniform(20, 250, n)
+        rows = rng.random(n) < 0.8
+        A = np.stack([np.ones_like(uu), uu, vv, uu * uu, uu * vv, vv * vv], axis=1)
+        g, rhs = _normal_equations(a, uu, vv, rows)
+        np.testing.assert_array_equal(g, np.einsum("ki,kj->ij", A[rows], A[rows]))
+        np.testing.assert_array_equal(rhs, np.einsum("ki,k->i", A[rows], a[rows]))
+        coef = rng.normal(100, 30, 6)
+        np.testing.assert_array_equal(_above_share(a, uu, vv, coef, 0.85), a > 0.85 * np.einsum("ij,j->i", A, coef))
