@@ -47,7 +47,7 @@ from vision.identify import (
     id_costs,
 )
 from vision.limbs import limb_circles, limb_points
-from vision.play_area import EDGE_IN, EDGE_OUT, _cloth_edge
+from vision.play_area import EDGE_IN, EDGE_OUT, SIDE_TOL_DEG, TANGENT_SPAN, _cloth_edge, _tangent_keys
 from vision.steps import N_RAYS, ray_directions
 from vision.thin_lines import ALONG_SHARE, GO_ON, MIN_GAIN, SAME_SHARE, _brightest, _unline, _unline_blocks
 
@@ -628,3 +628,28 @@ def test_cloth_surface_kernels_equal_the_einsum_expressions():
         np.testing.assert_array_equal(rhs, np.einsum("ki,k->i", A[rows], a[rows]))
         coef = rng.normal(100, 30, 6)
         np.testing.assert_array_equal(_above_share(a, uu, vv, coef, 0.85), a > 0.85 * np.einsum("ij,j->i", A, coef))
+
+
+def test_tangent_angles_by_pairs_equal_the_rolled_arctangent():
+    """``quadrilateral``'s side test on each outline point's tangent angle, taken once per whole-number
+    tangent (``_tangent_keys`` into a table), equals the plain expression over the rolled outline, to the
+    bit: contours of random blobs (the play area's case) and random whole-number points of any spacing."""
+    rng = np.random.default_rng(18)
+    outlines = []
+    for _ in range(60):
+        blob = np.zeros((120, 160), np.uint8)
+        for _ in range(rng.integers(1, 6)):
+            cv2.circle(blob, tuple(int(v) for v in rng.integers(10, [150, 110])), int(rng.integers(3, 40)), 1, -1)
+        contour = max(cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
+        outlines.append(contour[:, 0, :].astype(np.float64))
+        outlines.append(rng.integers(-50, 50, (int(rng.integers(9, 500)), 2)).astype(np.float64))
+    for outline in outlines:
+        t = rng.uniform(-90, 180)
+        tangent = np.roll(outline, -TANGENT_SPAN, axis=0) - np.roll(outline, TANGENT_SPAN, axis=0)
+        angle = np.degrees(np.arctan2(tangent[:, 1], tangent[:, 0])) % 180.0
+        key, reach = _tangent_keys(outline, TANGENT_SPAN)
+        d = np.arange(-reach, reach + 1, dtype=np.float64)
+        table = np.degrees(np.arctan2(d[:, None], d[None, :])) % 180.0
+        np.testing.assert_array_equal(table.ravel()[key], angle)
+        np.testing.assert_array_equal((np.abs((table - t + 90.0) % 180.0 - 90.0) < SIDE_TOL_DEG).ravel()[key],
+                                      np.abs((angle - t + 90.0) % 180.0 - 90.0) < SIDE_TOL_DEG)
