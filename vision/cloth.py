@@ -119,7 +119,7 @@ def _fullest_cell(s):
     """(ok (N,) bool: the colours s (N, 3) float64 with a norm above 20, unit (K, 3): those colours over
     their norms, the mean (3,) of the unit colours in the fullest cell of a 24 x 24 chromaticity
     histogram (the first of equals); zeros when none is ok): ``fit_cloth``'s commonest colour direction
-    before it is normalised, as numpy's expressions compute it (0.24 ms of numpy calls a frame)."""
+    before it is normalised."""
     n = s.shape[0]
     ok = np.empty(n, np.bool_)
     norm = np.empty(n)
@@ -148,8 +148,8 @@ def _fullest_cell(s):
 
 @njit(cache=True)
 def _mean_rows(x, rows):
-    """(3,) the mean of the rows ``rows`` (K,) bool of x (K, 3), summed in order as numpy's
-    ``x[rows].mean(axis=0)``; zeros where there are none."""
+    """(3,) the mean of the rows ``rows`` (K,) bool of x (K, 3), summed in row order; zeros where there
+    are none."""
     s0 = s1 = s2 = 0.0
     n = 0
     for i in range(x.shape[0]):
@@ -167,10 +167,9 @@ def _mean_rows(x, rows):
 @njit(cache=True)
 def _near_mean(unit, c, cos_min):
     """(count, mean (3,)) of the unit colours (K, 3) whose cosine with the unit direction c (3,) is above
-    cos_min: ``fit_cloth``'s refinement of the cloth's colour, each cosine summed as numpy's
-    ``einsum("ij,j->i")`` sums three terms (the first and third, then the second)."""
+    cos_min: ``fit_cloth``'s refinement of the cloth's colour."""
     near = np.empty(unit.shape[0], np.bool_)
-    for i in range(unit.shape[0]):
+    for i in range(unit.shape[0]):      # (the terms in the order numpy's einsum adds them here: equal bits)
         near[i] = (unit[i, 0] * c[0] + unit[i, 2] * c[2]) + unit[i, 1] * c[1] > cos_min
     return near.sum(), _mean_rows(unit, near)
 
@@ -269,8 +268,7 @@ def _surface_lstsq(a: np.ndarray, uu: np.ndarray, vv: np.ndarray, rows: np.ndarr
 @njit(cache=True)
 def _normal_equations(a, uu, vv, rows):
     """(A^T A (6, 6), A^T a (6,)) over the rows ``rows`` of the quadratic surface's terms A (N, 6) = (1, u,
-    v, u^2, u v, v^2) at uu, vv (N,), each sum taken row by row in order, as numpy's einsum takes it (one
-    pass, no (N, 6) array: 0.1 ms of numpy calls a frame)."""
+    v, u^2, u v, v^2) at uu, vv (N,), each sum taken row by row in order (one pass, no (N, 6) array)."""
     g = np.zeros((6, 6))
     rhs = np.zeros(6)
     t = np.empty(6)
@@ -292,12 +290,11 @@ def _terms(u, v, t):
 
 @njit(cache=True)
 def _above_share(a, uu, vv, coef, share):
-    """(N,) bool: a (N,) above ``share`` of the quadratic surface coef (6,) at uu, vv (N,), the surface summed
-    as numpy's einsum("ij,j->i") sums six terms (the even ones, the odd ones, then the two)."""
+    """(N,) bool: a (N,) above ``share`` of the quadratic surface coef (6,) at uu, vv (N,)."""
     out = np.empty(a.size, np.bool_)
     t = np.empty(6)
     for k in range(a.size):
-        _terms(uu[k], vv[k], t)
+        _terms(uu[k], vv[k], t)         # (the terms in the order numpy's einsum adds them here: equal bits)
         even = (t[0] * coef[0] + t[2] * coef[2]) + t[4] * coef[4]
         odd = (t[1] * coef[1] + t[3] * coef[3]) + t[5] * coef[5]
         out[k] = a[k] > share * (even + odd)

@@ -284,8 +284,8 @@ def _in_disc(a: np.ndarray, p: np.ndarray, reach: float) -> np.ndarray:
 
 @njit(cache=True)
 def _any_in_disc(mask, px, py, reach):
-    """``_in_disc(mask, (px, py), reach).any()`` for a bool mask (h, w), pixel by pixel (each
-    of numpy's calls cost about 15 us, 25 a frame)."""
+    """``_in_disc(mask, (px, py), reach).any()`` for a bool mask (h, w), pixel by pixel, stopping at the
+    first."""
     h, w = mask.shape
     x0, y0 = max(0, int(np.floor(px - reach))), max(0, int(np.floor(py - reach)))
     x1, y1 = min(w, int(np.ceil(px + reach)) + 1), min(h, int(np.ceil(py + reach)) + 1)

@@ -26,8 +26,7 @@ STEP = 0.5             # px between samples along a search line
 
 @functools.lru_cache(maxsize=8)
 def ray_directions(n: int = N_RAYS) -> np.ndarray:
-    """(n, 2) unit outward directions, evenly spaced (one read-only array per n: 5 calls a frame took
-    0.24 ms)."""
+    """(n, 2) unit outward directions, evenly spaced: one read-only array per n, made once."""
     t = np.linspace(0.0, 2.0 * np.pi, n, endpoint=False)
     out = np.stack([np.cos(t), np.sin(t)], axis=1)
     out.setflags(write=False)

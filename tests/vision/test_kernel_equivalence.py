@@ -585,9 +585,9 @@ def test_integer_hull_equals_the_float_hull():
 
 def test_cloth_colour_kernels_equal_the_numpy_expressions():
     """``fit_cloth``'s commonest colour direction (``_fullest_cell``: the colours' norms, the unit colours,
-    the fullest chromaticity cell's mean) and its refinement (``_near_mean``: einsum's cosines, the mean of
-    the near ones) equal the numpy expressions they replace, to the bit; random colour clouds, black
-    samples among them, a few to thousands."""
+    the fullest chromaticity cell's mean) and its refinement (``_near_mean``: the cosines, the mean of
+    the near ones) equal the numpy expressions they replace, to rounding (a sum's order may differ on
+    another CPU or numpy build); random colour clouds, black samples among them, a few to thousands."""
     rng = np.random.default_rng(16)
     cos_min = np.cos(np.arctan(2 * CHROMA_TAN))
     for _ in range(100):
@@ -598,25 +598,25 @@ def test_cloth_colour_kernels_equal_the_numpy_expressions():
         ok, unit, c = _fullest_cell(s)
         np.testing.assert_array_equal(ok, norm > 20)
         want = s[ok] / norm[ok, None]
-        np.testing.assert_array_equal(unit, want)
+        np.testing.assert_allclose(unit, want, rtol=1e-12)
         if not ok.any():
             continue
         chrom = want[:, :2] / (want[:, 0] + want[:, 1] + want[:, 2])[:, None]
         cell = np.clip((chrom * 24).astype(np.intp), 0, 23)
         key = cell[:, 0] * 24 + cell[:, 1]
         mean = want[key == np.argmax(np.bincount(key, minlength=576))].mean(axis=0)
-        np.testing.assert_array_equal(c, mean)
+        np.testing.assert_allclose(c, mean, rtol=1e-12)
         d = mean / np.linalg.norm(mean)
         near = np.einsum("ij,j->i", want, d) > cos_min
         count, m = _near_mean(want, d, cos_min)
         assert count == near.sum()
-        np.testing.assert_array_equal(m, want[near].mean(axis=0) if near.any() else np.zeros(3))
+        np.testing.assert_allclose(m, want[near].mean(axis=0) if near.any() else np.zeros(3), rtol=1e-12)
 
 
 def test_cloth_surface_kernels_equal_the_einsum_expressions():
     """The lit cloth's quadratic surface fit (``_normal_equations``: A^T A and A^T a over chosen rows;
     ``_above_share``: the values above a share of the surface) equals numpy's einsum expressions over the
-    (N, 6) term matrix, to the bit; random coordinates and values, a few rows to thousands."""
+    (N, 6) term matrix, to rounding; random coordinates and values, a few rows to thousands."""
     rng = np.random.default_rng(17)
     for _ in range(100):
         n = int(rng.integers(1, 3000))
@@ -624,8 +624,8 @@ def test_cloth_surface_kernels_equal_the_einsum_expressions():
         rows = rng.random(n) < 0.8
         A = np.stack([np.ones_like(uu), uu, vv, uu * uu, uu * vv, vv * vv], axis=1)
         g, rhs = _normal_equations(a, uu, vv, rows)
-        np.testing.assert_array_equal(g, np.einsum("ki,kj->ij", A[rows], A[rows]))
-        np.testing.assert_array_equal(rhs, np.einsum("ki,k->i", A[rows], a[rows]))
+        np.testing.assert_allclose(g, np.einsum("ki,kj->ij", A[rows], A[rows]), rtol=1e-12)
+        np.testing.assert_allclose(rhs, np.einsum("ki,k->i", A[rows], a[rows]), rtol=1e-12)
         coef = rng.normal(100, 30, 6)
         np.testing.assert_array_equal(_above_share(a, uu, vv, coef, 0.85), a > 0.85 * np.einsum("ij,j->i", A, coef))
 
