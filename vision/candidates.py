@@ -112,7 +112,8 @@ def _peaks(votes, where, ones, known_count, half_box, fill_min, votes_min):
     Returns (x, y, votes, fill) arrays."""
     h, w = votes.shape
     ok = np.zeros((h, w), np.bool_)
-    fill = np.zeros((h, w), np.float32)
+    at = np.empty(h * w, np.int64)        # the qualifying pixels in scan order (the second pass visits only them)
+    fill = np.empty(h * w, np.float32)
     count = 0
     for y in range(h):
         for x in range(w):
@@ -123,25 +124,23 @@ def _peaks(votes, where, ones, known_count, half_box, fill_min, votes_min):
                 f = n / max(known_count[y, x], 1.0)
                 if f >= fill_min:
                     ok[y, x] = True
-                    fill[y, x] = f
+                    at[count], fill[count] = y * w + x, f
                     count += 1
     xs, ys = np.empty(count, np.int64), np.empty(count, np.int64)
     vs, fs = np.empty(count), np.empty(count)
     k = 0
-    for y in range(h):
-        for x in range(w):
-            if not ok[y, x]:
-                continue
-            v = votes[y, x]
-            peak = True
-            for dy in range(-1, 2):
-                for dx in range(-1, 2):
-                    yy, xx = y + dy, x + dx
-                    if 0 <= yy < h and 0 <= xx < w and ok[yy, xx] and votes[yy, xx] > v:
-                        peak = False
-            if peak:
-                xs[k], ys[k], vs[k], fs[k] = x, y, v, fill[y, x]
-                k += 1
+    for i in range(count):
+        y, x = at[i] // w, at[i] % w
+        v = votes[y, x]
+        peak = True
+        for dy in range(-1, 2):
+            for dx in range(-1, 2):
+                yy, xx = y + dy, x + dx
+                if 0 <= yy < h and 0 <= xx < w and ok[yy, xx] and votes[yy, xx] > v:
+                    peak = False
+        if peak:
+            xs[k], ys[k], vs[k], fs[k] = x, y, v, fill[i]
+            k += 1
     return xs[:k], ys[:k], vs[:k], fs[:k]
 
 

@@ -14,6 +14,7 @@
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -90,24 +91,15 @@ def fit_cloth(samples: np.ndarray, u: np.ndarray, v: np.ndarray, scale: float,
     of the table's cloth only). Raises ValueError if no cloth is seen.
     """
     s = samples.astype(np.float64)
-    norm = np.sqrt(_sum3(s * s))
-    ok = norm > 20
+    ok, unit, c = _fullest_cell(s)
     if ok.sum() < 12:
         raise ValueError("no cloth colour found: the sampled table area is black")
     s_ok = s[ok]
-    unit = s_ok / norm[ok, None]
-    # the commonest colour direction: the fullest cell of a chromaticity histogram (O(N), no BLAS)
-    chrom = unit[:, :2] / _sum3(unit)[:, None]
-    cell = np.clip((chrom * 24).astype(np.intp), 0, 23)
-    key = cell[:, 0] * 24 + cell[:, 1]
-    c = unit[key == np.argmax(np.bincount(key, minlength=576))].mean(axis=0)
     c /= np.linalg.norm(c)
     for _ in range(2):
-        cos = np.einsum("ij,j->i", unit, c)
-        near = cos > np.cos(np.arctan(2 * CHROMA_TAN))
-        if near.sum() < 12:
+        n, c = _near_mean(unit, c, np.cos(np.arctan(2 * CHROMA_TAN)))
+        if n < 12:
             raise ValueError("no dominant cloth colour found in the table area")
-        c = unit[near].mean(axis=0)
         c /= np.linalg.norm(c)
     light, lit = _lit_range(s_ok, c, tinted)
     a_ok, off = off_cloth(s_ok, c, light, lit[0], lit[1])
@@ -115,12 +107,71 @@ def fit_cloth(samples: np.ndarray, u: np.ndarray, v: np.ndarray, scale: float,
     idx = np.flatnonzero(ok)[near]
     a = np.einsum("ij,j->i", s[idx], c)
     uu, vv = u[idx] * scale, v[idx] * scale
-    A = np.stack([np.ones_like(uu), uu, vv, uu * uu, uu * vv, vv * vv], axis=1)
-    coef = _lstsq(A, a)
-    keep = a > 0.85 * np.einsum("ij,j->i", A, coef)
+    coef = _surface_lstsq(a, uu, vv, np.ones(a.size, np.bool_))
+    keep = _above_share(a, uu, vv, coef, 0.85)
     if keep.sum() >= 12:
-        coef = _lstsq(A[keep], a[keep])
+        coef = _surface_lstsq(a, uu, vv, keep)
     return ClothModel(chroma=c, coef=coef, scale=scale, level=float(np.median(a)), light=light, lit=lit)
+
+
+@njit(cache=True)
+def _fullest_cell(s):
+    """(ok (N,) bool: the colours s (N, 3) float64 with a norm above 20, unit (K, 3): those colours over
+    their norms, the mean (3,) of the unit colours in the fullest cell of a 24 x 24 chromaticity
+    histogram (the first of equals); zeros when none is ok): ``fit_cloth``'s commonest colour direction
+    before it is normalised."""
+    n = s.shape[0]
+    ok = np.empty(n, np.bool_)
+    norm = np.empty(n)
+    k = 0
+    for i in range(n):
+        norm[i] = math.sqrt(s[i, 0] * s[i, 0] + s[i, 1] * s[i, 1] + s[i, 2] * s[i, 2])
+        ok[i] = norm[i] > 20
+        k += ok[i]
+    unit = np.empty((k, 3))
+    key = np.empty(k, np.int64)
+    counts = np.zeros(576, np.int64)
+    j = 0
+    for i in range(n):
+        if ok[i]:
+            for c in range(3):
+                unit[j, c] = s[i, c] / norm[i]
+            total = unit[j, 0] + unit[j, 1] + unit[j, 2]
+            c0 = min(max(int(unit[j, 0] / total * 24), 0), 23)
+            c1 = min(max(int(unit[j, 1] / total * 24), 0), 23)
+            key[j] = c0 * 24 + c1
+            counts[key[j]] += 1
+            j += 1
+    best = np.argmax(counts)
+    return ok, unit, _mean_rows(unit, key == best)
+
+
+@njit(cache=True)
+def _mean_rows(x, rows):
+    """(3,) the mean of the rows ``rows`` (K,) bool of x (K, 3), summed in row order; zeros where there
+    are none."""
+    s0 = s1 = s2 = 0.0
+    n = 0
+    for i in range(x.shape[0]):
+        if rows[i]:
+            s0 += x[i, 0]
+            s1 += x[i, 1]
+            s2 += x[i, 2]
+            n += 1
+    out = np.zeros(3)
+    if n:
+        out[0], out[1], out[2] = s0 / n, s1 / n, s2 / n
+    return out
+
+
+@njit(cache=True)
+def _near_mean(unit, c, cos_min):
+    """(count, mean (3,)) of the unit colours (K, 3) whose cosine with the unit direction c (3,) is above
+    cos_min: ``fit_cloth``'s refinement of the cloth's colour."""
+    near = np.empty(unit.shape[0], np.bool_)
+    for i in range(unit.shape[0]):      # (the terms in the order numpy's einsum adds them here: equal bits)
+        near[i] = (unit[i, 0] * c[0] + unit[i, 2] * c[2]) + unit[i, 1] * c[1] > cos_min
+    return near.sum(), _mean_rows(unit, near)
 
 
 def _sum3(x: np.ndarray) -> np.ndarray:
@@ -206,9 +257,48 @@ def _run(s: np.ndarray, chroma: np.ndarray, light: np.ndarray):
     return (float(min(0.0, t_lo)), float(max(0.0, min(t_hi, LIT_WHITE * t_white, t_white - CHROMA_TAN))))
 
 
-def _lstsq(A: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Least squares by the normal equations, without BLAS threads (small systems, every frame)."""
-    return np.linalg.solve(np.einsum("ki,kj->ij", A, A) + 1e-9 * np.eye(A.shape[1]), np.einsum("ki,k->i", A, b))
+def _surface_lstsq(a: np.ndarray, uu: np.ndarray, vv: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """(6,) the quadratic surface (``_surface``) through the values a (N,) at the scaled coordinates uu, vv
+    (N,), over the rows ``rows`` (N,) bool: least squares by the normal equations (``_normal_equations``),
+    without BLAS threads (small systems, every frame)."""
+    g, rhs = _normal_equations(a, uu, vv, rows)
+    return np.linalg.solve(g + 1e-9 * np.eye(6), rhs)
+
+
+@njit(cache=True)
+def _normal_equations(a, uu, vv, rows):
+    """(A^T A (6, 6), A^T a (6,)) over the rows ``rows`` of the quadratic surface's terms A (N, 6) = (1, u,
+    v, u^2, u v, v^2) at uu, vv (N,), each sum taken row by row in order (one pass, no (N, 6) array)."""
+    g = np.zeros((6, 6))
+    rhs = np.zeros(6)
+    t = np.empty(6)
+    for k in range(a.size):
+        if rows[k]:
+            _terms(uu[k], vv[k], t)
+            for i in range(6):
+                for j in range(6):
+                    g[i, j] += t[i] * t[j]
+                rhs[i] += t[i] * a[k]
+    return g, rhs
+
+
+@njit(cache=True)
+def _terms(u, v, t):
+    """The quadratic surface's six terms (1, u, v, u^2, u v, v^2) at (u, v) into t (6,)."""
+    t[0], t[1], t[2], t[3], t[4], t[5] = 1.0, u, v, u * u, u * v, v * v
+
+
+@njit(cache=True)
+def _above_share(a, uu, vv, coef, share):
+    """(N,) bool: a (N,) above ``share`` of the quadratic surface coef (6,) at uu, vv (N,)."""
+    out = np.empty(a.size, np.bool_)
+    t = np.empty(6)
+    for k in range(a.size):
+        _terms(uu[k], vv[k], t)         # (the terms in the order numpy's einsum adds them here: equal bits)
+        even = (t[0] * coef[0] + t[2] * coef[2]) + t[4] * coef[4]
+        odd = (t[1] * coef[1] + t[3] * coef[3]) + t[5] * coef[5]
+        out[k] = a[k] > share * (even + odd)
+    return out
 
 
 CLOTH = 1          # ``classify`` bits: cloth-coloured and lit (the play area's region)
@@ -341,13 +431,22 @@ def unlike_shares(image: np.ndarray, model: ClothModel, centres: np.ndarray, rad
                   hole: np.ndarray) -> np.ndarray:
     """(M, 2): of ``unlike_cloth``'s samples inside each circle, the shares unlike cloth and off ``hole``
     (seen)."""
-    t = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
-    ring = np.stack([np.cos(t), np.sin(t)], axis=1)
-    offs = np.concatenate([np.zeros((1, 2))] + [f * ring for f in (0.3, 0.55, 0.8)])      # (49, 2)
+    offs = _unlike_offsets()
     counts = _unlike_share(image, np.asarray(centres, np.float64), np.asarray(radii, np.float64), offs,
                            np.asarray(model.chroma, np.float64), np.asarray(model.coef, np.float64),
                            float(model.scale), float(np.tan(np.radians(UNLIKE_CHROMA_DEG))), hole)
     return counts / offs.shape[0]
+
+
+@functools.lru_cache(maxsize=1)
+def _unlike_offsets() -> np.ndarray:
+    """(49, 2) read-only: ``unlike_cloth``'s sample offsets in radii, the centre and 16 on each of the rings
+    at 0.3, 0.55 and 0.8 (made once: 2 calls a frame)."""
+    t = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
+    ring = np.stack([np.cos(t), np.sin(t)], axis=1)
+    offs = np.concatenate([np.zeros((1, 2))] + [f * ring for f in (0.3, 0.55, 0.8)])
+    offs.setflags(write=False)
+    return offs
 
 
 @njit(cache=True)

@@ -80,7 +80,8 @@ def _gauss_newton_step(jac, r, tw, wp=0.0, rp=0.0):
 @njit(cache=True)
 def _robust_scale(r, mask, factor, buf, lower):
     """The median of |r| * factor over mask (r (N,), mask (N,) bool), the lower middle value for an even
-    count where ``lower``, else the mean of the two; -1 where the mask is empty. buf: (N,) scratch."""
+    count where ``lower``, else the mean of the two; -1 where the mask is empty. buf: (N,) scratch (left
+    holding the sorted values)."""
     n = 0
     for k in range(r.size):
         if mask[k]:
@@ -88,7 +89,8 @@ def _robust_scale(r, mask, factor, buf, lower):
             n += 1
     if n == 0:
         return -1.0
-    v = np.sort(buf[:n])
+    v = buf[:n]
+    v.sort()                              # (in the scratch: no new array each step)
     if lower or n % 2:
         return v[(n - 1) // 2]
     return 0.5 * (v[n // 2 - 1] + v[n // 2])

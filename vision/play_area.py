@@ -43,7 +43,8 @@ def play_area(classes: np.ndarray) -> np.ndarray:
     bits (see the module notes). Raises ValueError if no cloth-coloured region is found."""
     cloth = _opened_cloth(classes)
     outline = cloth_outline(cloth)
-    hull = cv2.convexHull(outline.astype(np.float32))[:, 0, :].astype(np.float64)
+    # (the outline's whole numbers: cv2's integer hull, the same vertices, 0.17 against 0.24 ms for float32)
+    hull = cv2.convexHull(outline.astype(np.int32))[:, 0, :].astype(np.float64)
     corners = quadrilateral(outline, hull)
     if corners is not None:
         corners = to_cloth_edges(corners, cloth)
@@ -71,16 +72,19 @@ def cloth_outline(cloth: np.ndarray) -> np.ndarray:
 
 def quadrilateral(outline: np.ndarray, hull: np.ndarray) -> np.ndarray | None:
     """(4, 2) corners [px] of the quadrilateral bounded by the four sides of a table's cloth outline
-    (N, 2), or None. A side is fitted to the outline points that lie on the convex hull (N, 2),
+    (N, 2; a closed contour's whole-number points), or None. A side is fitted to the outline points that lie on the convex hull (N, 2),
     run along one of the two directions of the outline's minimum-area rectangle, and lie on that
     side of its centre; pockets, slits (a baulk line) and corner curves are not on a side."""
     on = _near_polygon(outline, hull, outline.max(axis=0))
-    tangent = np.roll(outline, -TANGENT_SPAN, axis=0) - np.roll(outline, TANGENT_SPAN, axis=0)
-    angle = np.degrees(np.arctan2(tangent[:, 1], tangent[:, 0])) % 180.0
+    # each point's tangent (the points TANGENT_SPAN either side) is a pair of whole numbers: its angle
+    # [deg, mod 180] and the tests on it are taken once per pair that occurs (0.15 ms a frame less)
+    key, reach = _tangent_keys(outline, TANGENT_SPAN)
+    d = np.arange(-reach, reach + 1, dtype=np.float64)
+    angle = np.degrees(np.arctan2(d[:, None], d[None, :])) % 180.0     # at [ty + reach, tx + reach]
     (cx, cy), _, theta = cv2.minAreaRect(hull.astype(np.float32))
     sides = []
     for t in (theta, theta + 90.0):
-        along = np.abs((angle - t + 90.0) % 180.0 - 90.0) < SIDE_TOL_DEG
+        along = (np.abs((angle - t + 90.0) % 180.0 - 90.0) < SIDE_TOL_DEG).ravel()[key]
         normal = np.array([-np.sin(np.radians(t)), np.cos(np.radians(t))])
         offset = (outline - (cx, cy)) @ normal
         for side in (offset < 0, offset > 0):
@@ -93,6 +97,22 @@ def quadrilateral(outline: np.ndarray, hull: np.ndarray) -> np.ndarray | None:
     if any(c is None for c in corners):
         return None
     return np.array(corners)
+
+
+@njit(cache=True)
+def _tangent_keys(outline, span):
+    """(keys (N,) int64, reach) of a closed outline (N, 2) of whole-number points: each point's tangent
+    (tx, ty), the point ``span`` after it less the one ``span`` before it, as the flat index
+    (ty + reach) (2 reach + 1) + tx + reach, reach the largest |tx| or |ty|."""
+    n = outline.shape[0]
+    tx, ty = np.empty(n, np.int64), np.empty(n, np.int64)
+    reach = 0
+    for i in range(n):
+        a, b = (i + span) % n, (i - span) % n
+        tx[i] = int(outline[a, 0] - outline[b, 0])
+        ty[i] = int(outline[a, 1] - outline[b, 1])
+        reach = max(reach, abs(tx[i]), abs(ty[i]))
+    return (ty + reach) * (2 * reach + 1) + tx + reach, reach
 
 
 def _square_up(sides, centre: np.ndarray) -> list:

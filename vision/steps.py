@@ -12,6 +12,7 @@ can be given less weight than a change of colour.
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import cv2
@@ -23,10 +24,13 @@ N_RAYS = 48            # search lines per ball
 STEP = 0.5             # px between samples along a search line
 
 
+@functools.lru_cache(maxsize=8)
 def ray_directions(n: int = N_RAYS) -> np.ndarray:
-    """(n, 2) unit outward directions, evenly spaced."""
+    """(n, 2) unit outward directions, evenly spaced: one read-only array per n, made once."""
     t = np.linspace(0.0, 2.0 * np.pi, n, endpoint=False)
-    return np.stack([np.cos(t), np.sin(t)], axis=1)
+    out = np.stack([np.cos(t), np.sin(t)], axis=1)
+    out.setflags(write=False)
+    return out
 
 
 @njit(cache=True)

@@ -30,6 +30,8 @@ RMS 2.32 -> 1.67 mm, 2 fewer balls named right; taken at full resolution too it 
 """
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 
@@ -151,6 +153,16 @@ def _edges(img, out, changed, beside, min_gain, darker):
     changed |= new
 
 
+@functools.lru_cache(maxsize=16)
+def _sample_offsets(reach: int, fine: bool) -> np.ndarray:
+    """(4 or 8, 2) int64, read-only: the offsets [px] to the samples ``reach`` px either side along
+    DIRECTIONS (FINE_DIRECTIONS with ``fine``), rounded."""
+    a = np.radians(FINE_DIRECTIONS if fine else DIRECTIONS)
+    dirs = np.rint(reach * np.stack([np.cos(a), np.sin(a)], axis=1)).astype(np.int64)
+    dirs.setflags(write=False)
+    return dirs
+
+
 def remove_thin_lines(image: np.ndarray, reach: int, near: np.ndarray | None = None,
                       fine: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """(the image with its thin lines of added light replaced by the surface under them (module
@@ -164,8 +176,7 @@ def remove_thin_lines(image: np.ndarray, reach: int, near: np.ndarray | None = N
     reach = int(reach)
     out = img.copy()
     changed = np.zeros(img.shape[:2], np.bool_)
-    a = np.radians(FINE_DIRECTIONS if fine else DIRECTIONS)
-    dirs = np.rint(reach * np.stack([np.cos(a), np.sin(a)], axis=1)).astype(np.int64)
+    dirs = _sample_offsets(reach, fine)
     if near is None:
         k = 2 * int(reach) + 1
         tophat = cv2.morphologyEx(_brightest(img), cv2.MORPH_TOPHAT, np.ones((k, k), np.uint8))

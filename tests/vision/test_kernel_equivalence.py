@@ -7,7 +7,20 @@ import numpy as np
 from planner.state import ball_class
 from vision.balls import LINEAR_LUT, SRGB_LUT
 from vision.camera import silhouette_circles
-from vision.cloth import UNLIKE_BRIGHT, UNLIKE_CHROMA_DEG, UNLIKE_DARK, ClothModel, unlike_cloth, unlike_shares
+from vision.candidates import _peaks
+from vision.cloth import (
+    CHROMA_TAN,
+    UNLIKE_BRIGHT,
+    UNLIKE_CHROMA_DEG,
+    UNLIKE_DARK,
+    ClothModel,
+    _above_share,
+    _fullest_cell,
+    _near_mean,
+    _normal_equations,
+    unlike_cloth,
+    unlike_shares,
+)
 from vision.detect import (
     EDGE_STEP,
     LIMB_CLOTH,
@@ -20,6 +33,7 @@ from vision.detect import (
     near_points,
     outline_normals,
 )
+from vision.detect_pixels import _any_in_disc, _in_disc
 from vision.edges import block_contrast
 from vision.fits import CIRCLE_ITERS, WELL_POSED, _gauss_newton_step, _robust_scale, _solve_normal3, fit_circles
 from vision.identify import (
@@ -33,7 +47,7 @@ from vision.identify import (
     id_costs,
 )
 from vision.limbs import limb_circles, limb_points
-from vision.play_area import EDGE_IN, EDGE_OUT, _cloth_edge
+from vision.play_area import EDGE_IN, EDGE_OUT, SIDE_TOL_DEG, TANGENT_SPAN, _cloth_edge, _tangent_keys
 from vision.steps import N_RAYS, ray_directions
 from vision.thin_lines import ALONG_SHARE, GO_ON, MIN_GAIN, SAME_SHARE, _brightest, _unline, _unline_blocks
 
@@ -506,3 +520,136 @@ def test_cloth_edge_equals_the_numpy_samples():
         first = np.argmax(on, axis=1)
         ok = on.any(axis=1) & (first > 0) & inside[:, 0]
         np.testing.assert_array_equal(_cloth_edge(cloth, p, d, n, length), xy[np.flatnonzero(ok), first[ok]])
+
+
+def test_peaks_equal_the_plain_local_maxima():
+    """``vision.candidates._peaks`` (its second pass over the qualifying pixels it listed) equals the plain
+    expression: the pixels ``where`` with enough votes and a full enough square, of those the ones no
+    qualifying 8-neighbour outvotes, in scan order (random votes with ties, squares cut by the border)."""
+    rng = np.random.default_rng(13)
+    for _ in range(40):
+        h, w = rng.integers(3, 40, 2)
+        votes = rng.integers(0, 6, (h, w)).astype(np.float32)          # whole numbers: ties between neighbours
+        where = rng.random((h, w)) < 0.7
+        fg = (rng.random((h, w)) < 0.8).astype(np.uint8)
+        known_count = cv2.boxFilter(np.ones((h, w), np.uint8), cv2.CV_32F, (5, 5), normalize=False)
+        ones = cv2.integral(fg)
+        fill = np.zeros((h, w))
+        for y in range(h):
+            for x in range(w):
+                y0, y1, x0, x1 = max(y - 2, 0), min(y + 3, h), max(x - 2, 0), min(x + 3, w)
+                fill[y, x] = fg[y0:y1, x0:x1].sum() / max(float(known_count[y, x]), 1.0)
+        ok = where & (votes >= 1.5) & (fill >= 0.6)
+        pad = np.pad(np.where(ok, votes, -np.inf), 1, constant_values=-np.inf)
+        higher = np.zeros((h, w), bool)
+        for dy in (-1, 0, 1):
+            for dx in (-1, 0, 1):
+                higher |= pad[1 + dy:1 + dy + h, 1 + dx:1 + dx + w] > votes
+        ys, xs = np.nonzero(ok & ~higher)
+        out = _peaks(votes, where, ones, known_count, 2, 0.6, 1.5)
+        for got, want in zip(out, (xs, ys, votes[ys, xs], fill[ys, xs].astype(np.float32))):
+            np.testing.assert_array_equal(got, want)
+
+
+def test_any_in_disc_equals_the_disc_entries():
+    """The pocket test of ``glint_at_pockets`` (a numba scan of the square about the point) equals the plain
+    expression, any mask pixel (integer coordinates) nearer than the reach, and ``_in_disc(...).any()`` where
+    the point is on the grid; random masks, points on and off the grid, reaches from under a pixel to past
+    the grid."""
+    rng = np.random.default_rng(14)
+    for _ in range(2000):
+        h, w = rng.integers(1, 40, 2)
+        mask = rng.random((h, w)) < rng.uniform(0, 0.05)
+        p = rng.uniform(-15, [w + 15, h + 15])
+        reach = rng.uniform(0.1, 20)
+        ys, xs = np.nonzero(mask)
+        dx, dy = xs - p[0], ys - p[1]
+        want = bool(np.any(dx * dx + dy * dy < reach * reach))
+        assert _any_in_disc(mask, p[0], p[1], reach) == want
+        if 0 <= p[0] < w and 0 <= p[1] < h:
+            assert _in_disc(mask, p, reach).any() == want
+
+
+def test_integer_hull_equals_the_float_hull():
+    """cv2's convex hull of whole-number points (``vision.play_area.play_area``'s outline) is the same
+    array from int32 as from float32 points."""
+    rng = np.random.default_rng(15)
+    for _ in range(300):
+        blob = np.zeros((80, 120), np.uint8)
+        for _ in range(rng.integers(1, 6)):
+            cv2.circle(blob, tuple(int(v) for v in rng.integers(10, [110, 70])), int(rng.integers(3, 30)), 1, -1)
+        outline = max(cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
+        pts = outline[:, 0, :].astype(np.float64)
+        np.testing.assert_array_equal(cv2.convexHull(pts.astype(np.int32)), cv2.convexHull(pts.astype(np.float32)))
+
+
+def test_cloth_colour_kernels_equal_the_numpy_expressions():
+    """``fit_cloth``'s commonest colour direction (``_fullest_cell``: the colours' norms, the unit colours,
+    the fullest chromaticity cell's mean) and its refinement (``_near_mean``: the cosines, the mean of
+    the near ones) equal the numpy expressions they replace, to rounding (a sum's order may differ on
+    another CPU or numpy build); random colour clouds, black samples among them, a few to thousands."""
+    rng = np.random.default_rng(16)
+    cos_min = np.cos(np.arctan(2 * CHROMA_TAN))
+    for _ in range(100):
+        n = int(rng.integers(1, 3000))
+        s = np.clip(rng.uniform(0, 255, 3) * rng.uniform(0.05, 1.2, (n, 1)) + rng.normal(0, rng.uniform(1, 60), (n, 3)),
+                    0, 255).round()
+        norm = np.sqrt(s[:, 0] * s[:, 0] + s[:, 1] * s[:, 1] + s[:, 2] * s[:, 2])
+        ok, unit, c = _fullest_cell(s)
+        np.testing.assert_array_equal(ok, norm > 20)
+        want = s[ok] / norm[ok, None]
+        np.testing.assert_allclose(unit, want, rtol=1e-12)
+        if not ok.any():
+            continue
+        chrom = want[:, :2] / (want[:, 0] + want[:, 1] + want[:, 2])[:, None]
+        cell = np.clip((chrom * 24).astype(np.intp), 0, 23)
+        key = cell[:, 0] * 24 + cell[:, 1]
+        mean = want[key == np.argmax(np.bincount(key, minlength=576))].mean(axis=0)
+        np.testing.assert_allclose(c, mean, rtol=1e-12)
+        d = mean / np.linalg.norm(mean)
+        near = np.einsum("ij,j->i", want, d) > cos_min
+        count, m = _near_mean(want, d, cos_min)
+        assert count == near.sum()
+        np.testing.assert_allclose(m, want[near].mean(axis=0) if near.any() else np.zeros(3), rtol=1e-12)
+
+
+def test_cloth_surface_kernels_equal_the_einsum_expressions():
+    """The lit cloth's quadratic surface fit (``_normal_equations``: A^T A and A^T a over chosen rows;
+    ``_above_share``: the values above a share of the surface) equals numpy's einsum expressions over the
+    (N, 6) term matrix, to rounding; random coordinates and values, a few rows to thousands."""
+    rng = np.random.default_rng(17)
+    for _ in range(100):
+        n = int(rng.integers(1, 3000))
+        uu, vv, a = rng.uniform(0, 1, n), rng.uniform(0, 0.6, n), rng.uniform(20, 250, n)
+        rows = rng.random(n) < 0.8
+        A = np.stack([np.ones_like(uu), uu, vv, uu * uu, uu * vv, vv * vv], axis=1)
+        g, rhs = _normal_equations(a, uu, vv, rows)
+        np.testing.assert_allclose(g, np.einsum("ki,kj->ij", A[rows], A[rows]), rtol=1e-12)
+        np.testing.assert_allclose(rhs, np.einsum("ki,k->i", A[rows], a[rows]), rtol=1e-12)
+        coef = rng.normal(100, 30, 6)
+        np.testing.assert_array_equal(_above_share(a, uu, vv, coef, 0.85), a > 0.85 * np.einsum("ij,j->i", A, coef))
+
+
+def test_tangent_angles_by_pairs_equal_the_rolled_arctangent():
+    """``quadrilateral``'s side test on each outline point's tangent angle, taken once per whole-number
+    tangent (``_tangent_keys`` into a table), equals the plain expression over the rolled outline, to the
+    bit: contours of random blobs (the play area's case) and random whole-number points of any spacing."""
+    rng = np.random.default_rng(18)
+    outlines = []
+    for _ in range(60):
+        blob = np.zeros((120, 160), np.uint8)
+        for _ in range(rng.integers(1, 6)):
+            cv2.circle(blob, tuple(int(v) for v in rng.integers(10, [150, 110])), int(rng.integers(3, 40)), 1, -1)
+        contour = max(cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
+        outlines.append(contour[:, 0, :].astype(np.float64))
+        outlines.append(rng.integers(-50, 50, (int(rng.integers(9, 500)), 2)).astype(np.float64))
+    for outline in outlines:
+        t = rng.uniform(-90, 180)
+        tangent = np.roll(outline, -TANGENT_SPAN, axis=0) - np.roll(outline, TANGENT_SPAN, axis=0)
+        angle = np.degrees(np.arctan2(tangent[:, 1], tangent[:, 0])) % 180.0
+        key, reach = _tangent_keys(outline, TANGENT_SPAN)
+        d = np.arange(-reach, reach + 1, dtype=np.float64)
+        table = np.degrees(np.arctan2(d[:, None], d[None, :])) % 180.0
+        np.testing.assert_array_equal(table.ravel()[key], angle)
+        np.testing.assert_array_equal((np.abs((table - t + 90.0) % 180.0 - 90.0) < SIDE_TOL_DEG).ravel()[key],
+                                      np.abs((angle - t + 90.0) % 180.0 - 90.0) < SIDE_TOL_DEG)
