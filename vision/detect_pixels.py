@@ -36,8 +36,8 @@ in the image instead (the reason for each is in docs/vision.md):
    are fitted to their darker limb (``vision.limbs``, the registered mode's search for a ball of
    the cloth's hue: a dark green ball on green cloth, whose inside passes for cloth); a candidate
    the fits hem in (a rack's inner ball) is placed where it touches them (``_with_contact_balls``,
-   the registered mode's ``place_by_contacts``); and at a pocket a lamp's highlight
-   (``glint_at_pockets``: a pocket's lit back wall seen between the jaws is matte);
+   the registered mode's ``place_by_contacts``); and a lamp's highlight (``lit_by_lamps``: a ball's
+   shadow and a pocket's lit back wall seen between the jaws are matte);
 7. ``clear_of_intruders`` (``vision.intruders``, as in the registered mode): no fit on a hand or
    an arm, the foreground (off the pockets and their rims) that reaches in over the play area's
    edge with an arm's core.
@@ -123,8 +123,12 @@ JAW_SEEN = 1 / 3                   # a very round fit's inside may be judged on 
                                    # ball more under the hard options, seed 5)
 AT_POCKET = 1.25                   # ball radii from a pocket hole's nearest pixel to a centre at a pocket (the real
                                    # back walls' fits 0.6-0.9)
-GLINT = 1.0                        # a ball's highlight at least this many times the lit cloth's brightness (balls
-                                   # at a pocket: real >= 1.58, rendered >= 1.20; the back walls 0.74-0.91) ...
+GLINT = 1.0                        # a ball at a pocket: its highlight at least this many times the lit cloth's
+                                   # brightness, each pixel's strongest channel (balls at a pocket: real >= 1.58,
+                                   # rendered >= 1.20; the back walls 0.74-0.91) ...
+WHITE_GLINT = 0.87                 # ... and every ball: this many times, the mean of the channels (a lamp's white
+                                   # mirror image; real balls >= 0.92, rendered >= 1.32 on seeds 5 and 41; balls'
+                                   # shadows 0.70-0.75, where a red ball's body passes the strongest channel) ...
 GLINT_TOP = 0.01                   # ... in the brightest share of its inside ...
 GLINT_DISC = 0.75                  # ... within this many radii of its centre
 TOUCHING = 0.15                    # two fits whose centres are within this share of two radii of 2 radii apart touch
@@ -187,10 +191,10 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim)
     idx, c, r, rms, n = _with_contact_balls(c0, (idx, c, r, rms, n),
                                             lambda c, r, rms: ball_share(image, model, c, r, rim, rms))
+    # a fit with no lamp's highlight is a ball's shadow, or a pocket's lit back wall seen between the jaws
+    on = lit_by_lamps(image, hole, model, c, r, float(radius_px))
+    idx, c, r, rms, n = idx[on], c[on], r[on], rms[on], n[on]
     cloth_v = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2) * model.chroma.max()
-    # a fit at a pocket with no lamp's highlight is the pocket's lit back wall seen between the jaws
-    on = glint_at_pockets(image, hole, c, r, cloth_v, float(radius_px)) >= GLINT
-    idx, c, r, rms, n, cloth_v = idx[on], c[on], r[on], rms[on], n[on], cloth_v[on]
     det = Detections(px=c, r_px=r, xy=np.full_like(c, np.nan), rms_px=rms, n_edges=n, fill=fill[idx],
                      cloth_v=cloth_v)
     # no fit on a hand or an arm: foreground off the pockets and their rims that came in over the rail
@@ -319,39 +323,84 @@ def limb_fits(image: np.ndarray, c: np.ndarray, radius_px: float, local: np.ndar
                                 np.asarray(others_r, np.float64), (1 - RADIUS_TOLERANCE) * radius_px,
                                 (1 + RADIUS_TOLERANCE) * radius_px, CIRCLE_ITERS)
     return c, r, rms, n
-def glint_at_pockets(image: np.ndarray, hole: np.ndarray, c: np.ndarray, r: np.ndarray, cloth_v: np.ndarray,
-                     radius_px: float) -> np.ndarray:
-    """(M,) for circles (centres c (M, 2), radii r (M,) [px] in the BGR uint8 ``image``) at a pocket
-    (centre within AT_POCKET radii ``radius_px`` of the ``hole`` mask, (h/2, w/2) bool): their
-    brightest GLINT_TOP share of the inside (GLINT_DISC radii; each pixel's strongest channel) over
-    ``cloth_v`` (M,), the lit cloth's brightness there; inf for the others. A glossy ball mirrors
-    the lamps above it, brighter than the matte cloth they light (at least GLINT); a pocket's back
-    wall, seen deep between the jaws, is matte and lit less than the cloth."""
-    out = np.full(c.shape[0], np.inf)
-    for i in range(c.shape[0]):
-        if _any_in_disc(hole, (c[i, 0] - 0.5) / 2, (c[i, 1] - 0.5) / 2, AT_POCKET * radius_px / 2):
-            inside = _in_disc(image, c[i], GLINT_DISC * r[i]).max(axis=1)
-            k = inside.size - 1 - int(GLINT_TOP * inside.size)
-            out[i] = np.partition(inside, k)[k] / cloth_v[i] if inside.size else np.inf
+
+
+def lit_by_lamps(image: np.ndarray, hole: np.ndarray, model, c: np.ndarray, r: np.ndarray,
+                 radius_px: float) -> np.ndarray:
+    """(M,) bool: which circles (centres c (M, 2), radii r (M,) [px] in the BGR uint8 ``image``) hold a
+    lamp's highlight (``glints``, off the other circles) against the cloth ``model``'s lit cloth there: at
+    least WHITE_GLINT in the mean of the channels, and, for a centre within AT_POCKET radii ``radius_px`` of the ``hole`` mask ((h/2, w/2) bool), at least
+    GLINT in the strongest channel."""
+    lit = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2)
+    strongest, white = glints(image, c, r, c, r).T
+    out = white >= WHITE_GLINT * lit * np.mean(model.chroma)
+    for i in np.flatnonzero(out & (strongest < GLINT * lit * np.max(model.chroma))):
+        out[i] = not _any_in_disc(hole, (c[i, 0] - 0.5) / 2, (c[i, 1] - 0.5) / 2, AT_POCKET * radius_px / 2)
     return out
 
 
-def _in_disc(a: np.ndarray, p: np.ndarray, reach: float) -> np.ndarray:
-    """(K, ...) the entries of ``a`` (h, w, ...) whose pixel centres (integer coordinates) lie
-    within ``reach`` px of the point p (2,) [px, x then y]; none where the square about it holds
-    only zeros."""
-    x0, y0 = (max(0, int(np.floor(v - reach))) for v in p)
-    win = a[y0:max(y0, int(np.ceil(p[1] + reach)) + 1), x0:max(x0, int(np.ceil(p[0] + reach)) + 1)]
-    if not win.any():
-        return win[:0, 0]
-    dx, dy = np.arange(x0, x0 + win.shape[1]) - p[0], np.arange(y0, y0 + win.shape[0])[:, None] - p[1]
-    return win[dx * dx + dy * dy < reach * reach]
+def glints(image: np.ndarray, c: np.ndarray, r: np.ndarray, oc: np.ndarray, orr: np.ndarray) -> np.ndarray:
+    """(M, 2) for circles (centres c (M, 2), radii r (M,) [px] in the BGR uint8 ``image``): the brightest
+    GLINT_TOP share of the inside (the pixels, at integer coordinates, nearer than GLINT_DISC radii to the
+    centre, in the image and outside every other circle oc (K, 2), orr (K,) [px]: a shadow's circle
+    reaches into its ball), of each pixel's strongest channel and of its channels' mean (inf for a
+    circle with no pixel inside). A glossy ball mirrors the lamps above it, a white highlight brighter than
+    the matte cloth they light; a pocket's back wall, seen deep between the jaws, and a ball's shadow are
+    matte and lit less than the cloth."""
+    return _glints(image, np.ascontiguousarray(c, np.float64).reshape(-1, 2), np.asarray(r, np.float64),
+                   np.ascontiguousarray(oc, np.float64).reshape(-1, 2), np.asarray(orr, np.float64),
+                   GLINT_DISC, GLINT_TOP)
+
+
+@njit(cache=True)
+def _glints(image, c, r, oc, orr, disc, top):
+    """``glints`` (numba): per circle, the largest values of its pixels' strongest channel and channels'
+    mean kept in descending order (as many as the brightest ``top`` share of its square can hold)."""
+    h, w = image.shape[0], image.shape[1]
+    out = np.full((c.shape[0], 2), np.inf)
+    others = np.empty(oc.shape[0], np.int64)
+    for i in range(c.shape[0]):
+        reach = disc * r[i]
+        m = 0
+        for j in range(oc.shape[0]):
+            d = np.sqrt((c[i, 0] - oc[j, 0]) ** 2 + (c[i, 1] - oc[j, 1]) ** 2)
+            if 0.0 < d < orr[j] + reach:
+                others[m] = j
+                m += 1
+        u0, u1 = max(0, int(np.floor(c[i, 0] - reach))), min(w - 1, int(np.ceil(c[i, 0] + reach)))
+        v0, v1 = max(0, int(np.floor(c[i, 1] - reach))), min(h - 1, int(np.ceil(c[i, 1] + reach)))
+        best = np.full((2, int(top * max(0, (u1 - u0 + 1) * (v1 - v0 + 1))) + 1), -1.0)
+        n = 0
+        for v in range(v0, v1 + 1):
+            for u in range(u0, u1 + 1):
+                if (u - c[i, 0]) ** 2 + (v - c[i, 1]) ** 2 >= reach * reach:
+                    continue
+                off = True
+                for q in range(m):
+                    j = others[q]
+                    off &= (u - oc[j, 0]) ** 2 + (v - oc[j, 1]) ** 2 >= orr[j] * orr[j]
+                if not off:
+                    continue
+                n += 1
+                b, g, rr = float(image[v, u, 0]), float(image[v, u, 1]), float(image[v, u, 2])
+                for t, value in ((0, max(b, g, rr)), (1, (b + g + rr) / 3.0)):
+                    k = best.shape[1] - 1
+                    if value <= best[t, k]:
+                        continue
+                    while k > 0 and best[t, k - 1] < value:      # (insertion into the descending row)
+                        best[t, k] = best[t, k - 1]
+                        k -= 1
+                    best[t, k] = value
+        if n:
+            out[i, 0] = best[0, int(top * n)]
+            out[i, 1] = best[1, int(top * n)]
+    return out
 
 
 @njit(cache=True)
 def _any_in_disc(mask, px, py, reach):
-    """``_in_disc(mask, (px, py), reach).any()`` for a bool mask (h, w), pixel by pixel, stopping at the
-    first."""
+    """Whether any pixel of the bool mask (h, w) at integer coordinates lies nearer than ``reach`` [px] to
+    the point (px, py) [px] (pixel by pixel, stopping at the first)."""
     h, w = mask.shape
     x0, y0 = max(0, int(np.floor(px - reach))), max(0, int(np.floor(py - reach)))
     x1, y1 = min(w, int(np.ceil(px + reach)) + 1), min(h, int(np.ceil(py + reach)) + 1)

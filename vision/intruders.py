@@ -32,10 +32,12 @@ ARM = 0.9
 """... and it holds an arm: a core of pixels farther than this many ball radii from its edge (a
 forearm, 65 mm wide, about 1.15 radii either side of its middle; a ball leaves a speck, a
 cushion's shaded face nothing), ..."""
-REACH = 4.0
+REACH = 5.0
 """... in one piece at least this many ball radii long (a forearm out to the palm, which lies
-at least 0.1 m in from the cushion noses: 5.6-38 on 40 rendered frames; on 31 real frames, balls
-on a cushion's shaded face or by a pocket's rim joined to the band: at most 3.2)."""
+at least 0.1 m in from the cushion noses: 6.2-43 on 80 rendered 'hand' frames, seeds 0, 5, 41,
+77; on 94 real frames, balls on a cushion's shaded face or by a pocket's rim joined to the band:
+at most 3.8, and 4.35 for three balls in a corner jaw inside a projected ring round the pocket,
+whose light fills the gaps between them)."""
 DISC = 0.9
 """A fit is no ball where, inside this share of its outline radius, ..."""
 SHARE = 0.5

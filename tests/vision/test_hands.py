@@ -96,6 +96,24 @@ def test_balls_on_a_cushions_shaded_face_are_no_intruder():
     assert mask[92, 30] and not mask[46, 18]
 
 
+def test_balls_in_a_jaw_inside_a_projected_ring_are_no_intruder():
+    """On a drawn mask like a real projector frame's: three touching balls in a row from the band (a
+    corner jaw) inside the light of a ring drawn round the pocket, which fills the gaps between them
+    (foreground within 1.2 radii of their centres' line). Their core (deeper than ARM radii) runs 4.7
+    radii, no arm's: with an arm's reach of 4 radii they were one and their fits went (a real frame
+    lost two balls so); an arm 2 radii wide reaching 7 radii in is still one."""
+    h, w, r = 120, 200, 6.0
+    vv, uu = np.mgrid[0:h, 0:w]
+    band = np.zeros((h, w), bool)
+    band[:, :3] = True
+    along = np.clip((uu - 9.0) / (4 * r), 0.0, 1.0)          # the balls' centres from u = 9 to 9 + 4r at v = 40
+    fg = np.hypot(uu - (9.0 + 4 * r * along), vv - 40.0) <= 1.2 * r
+    assert not intruders(fg, band, r).any()
+    fg[80:92, 0:int(7 * r)] = True                           # an arm, 12 px (2 radii) wide
+    mask = intruders(fg, band, r)
+    assert mask[86, 20] and not mask[40, 20]
+
+
 def test_an_arm_in_over_a_pocket_and_its_fingers_are_one_intruder():
     """On a drawn mask: an arm comes in over a pocket's hole (the band stops short of the pocket's
     rim, the foreground runs on over the hole), so it reaches the ring just past the rim; a finger

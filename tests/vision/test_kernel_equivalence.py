@@ -33,7 +33,7 @@ from vision.detect import (
     near_points,
     outline_normals,
 )
-from vision.detect_pixels import _any_in_disc, _in_disc
+from vision.detect_pixels import _any_in_disc
 from vision.edges import block_contrast
 from vision.fits import CIRCLE_ITERS, WELL_POSED, _gauss_newton_step, _robust_scale, _solve_normal3, fit_circles
 from vision.identify import (
@@ -552,10 +552,9 @@ def test_peaks_equal_the_plain_local_maxima():
 
 
 def test_any_in_disc_equals_the_disc_entries():
-    """The pocket test of ``glint_at_pockets`` (a numba scan of the square about the point) equals the plain
-    expression, any mask pixel (integer coordinates) nearer than the reach, and ``_in_disc(...).any()`` where
-    the point is on the grid; random masks, points on and off the grid, reaches from under a pixel to past
-    the grid."""
+    """The pocket test of ``lit_by_lamps`` (a numba scan of the square about the point) equals the plain
+    expression, any mask pixel (integer coordinates) nearer than the reach; random masks, points on and off
+    the grid, reaches from under a pixel to past the grid."""
     rng = np.random.default_rng(14)
     for _ in range(2000):
         h, w = rng.integers(1, 40, 2)
@@ -566,8 +565,6 @@ def test_any_in_disc_equals_the_disc_entries():
         dx, dy = xs - p[0], ys - p[1]
         want = bool(np.any(dx * dx + dy * dy < reach * reach))
         assert _any_in_disc(mask, p[0], p[1], reach) == want
-        if 0 <= p[0] < w and 0 <= p[1] < h:
-            assert _in_disc(mask, p, reach).any() == want
 
 
 def test_integer_hull_equals_the_float_hull():

@@ -11,7 +11,7 @@ from planner.state import TableState
 from vision.camera import sphere_silhouettes, table_to_pixels
 from vision.candidates import candidates
 from vision.cloth import CLOTH, FOREGROUND, hole_mask, unlike_cloth
-from vision.detect_pixels import GLINT, _with_contact_balls, detect_in_pixels, fit_outlines, glint_at_pockets
+from vision.detect_pixels import _with_contact_balls, detect_in_pixels, fit_outlines, lit_by_lamps
 from vision.evaluate import match
 from vision.fits import fit_circles
 from vision.play_area import play_area, to_cloth_edges
@@ -437,10 +437,30 @@ def test_a_side_pockets_lit_back_wall_is_no_ball_and_every_ball_has_a_highlight(
     model, classes = half_cloth(image)
     c = np.concatenate([centroid, wall[None]])
     r = np.r_[radius, 0.85 * np.median(radius)]
-    cloth_v = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2) * model.chroma.max()
     everywhere = np.ones(classes.shape, bool)                  # every circle taken for one at a pocket
-    glint = glint_at_pockets(image, everywhere, c, r, cloth_v, 13.0)
-    assert glint[:-1].min() >= GLINT > glint[-1]
+    lit = lit_by_lamps(image, everywhere, model, c, r, 13.0)
+    assert lit[:-1].all() and not lit[-1]
+
+
+def test_a_balls_shadow_is_no_ball(jaws_frame):
+    """The rendered jaws frame with a ball's shadow drawn beside the red 3 (as a projector casts one on the
+    real frames: a ball-sized disc of the cloth at 0.45 of its light, its centre 1.6 radii from the ball's,
+    the ball in front of it): every ball is reported and not the shadow, whose inside is unlike the cloth
+    (half as bright) and whose edge is round, but which holds no lamp's highlight off the ball's circle
+    (``lit_by_lamps``; before, a circle on it was reported, as on three real frames)."""
+    sc, frame, centroid, radius = jaws_frame
+    k = 3                                                       # the red 3, the shadow on its left (off the cluster)
+    h, w = frame.image.shape[:2]
+    centre = centroid[k] - [1.6 * radius[k], 0.0]
+    vv, uu = np.mgrid[0:h, 0:w]
+    def disc(c):                                                # anti-aliased, then the camera's blur
+        return cv2.GaussianBlur(np.clip(radius[k] + 0.5 - np.hypot(uu - c[0], vv - c[1]), 0, 1), (0, 0), 1.2)
+    shade = (disc(centre) * (1 - disc(centroid[k])))[..., None]
+    image = np.clip(np.rint(frame.image * (1 - 0.55 * shade)), 0, 255).astype(np.uint8)
+    det = detect_in_pixels(image, 13.0)
+    rows, _ = match(centroid, det.px, 6.0)
+    assert len(rows) == len(centroid) and len(det) == len(centroid)
+
 
 
 def _fits(centres, r=15.0):
