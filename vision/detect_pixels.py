@@ -45,9 +45,12 @@ Centres are the outline circles' centres (with perspective, the outline's centre
 """
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
+from planner.jit import njit
 from vision.balls import LINEAR_LUT
 from vision.candidates import candidates, distinct
 from vision.cloth import (
@@ -80,6 +83,7 @@ from vision.detect import (
 )
 from vision.detect import SEARCH_WIDTHS as LIMB_WIDTHS
 from vision.fits import CIRCLE_ITERS, fit_circles
+from vision.halo_rings import line_rings
 from vision.intruders import clear_of_intruders, reach_in_band
 from vision.limbs import limb_circles
 from vision.play_area import play_area
@@ -122,6 +126,10 @@ GLINT_TOP = 0.01                   # ... in the brightest share of its inside ..
 GLINT_DISC = 0.75                  # ... within this many radii of its centre
 UNLIT_REACH = 3.0                  # ball radii about each candidate where a projector's light is taken off the frame
                                    # (a fit moves at most a radius; its band reaches 1.3 radii + 6 px beyond)
+RING_BAND = 0.3                    # ball radii: an outline point this near a halo ring's circle lies on its arc ...
+RING_ALIGN = 0.7                   # ... where the ring runs along the fit's circle (cos of the angle between their radii) ...
+OWN_RING = 0.5                     # ... and the ring's centre lies more than this many radii from the fit's (not its own)
+RING_SHARE = 2 / 3                 # a fit with more than this share of its points on rings' arcs is no ball
 
 
 def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
@@ -171,9 +179,11 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     clean = remove_thin_lines(image, max(1, int(round(LINE_REACH * radius_px))), lined)[0] if lined.any() else image
     k = 2 * int(round(RIM * r_half)) + 1
     rim = cv2.dilate(hole.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
+    # the halo rings as circles about the candidates (at full resolution): no ball on their arcs
+    rings = line_rings(lined, cand, r_half) * 2.0 + [0.5, 0.5, 0.0] if ringed else np.zeros((0, 3))
     idx, c, r, rms, n = fit_outlines(clean, c, float(radius_px),
                                      lambda c, r, rms: ball_share(image, model, c, r, rim, rms),
-                                     model.chroma)
+                                     model.chroma, rings)
     idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim)
     cloth_v = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2) * model.chroma.max()
     # a fit at a pocket with no lamp's highlight is the pocket's lit back wall seen between the jaws
@@ -311,7 +321,43 @@ def _cloth_model(half: np.ndarray, table: np.ndarray | None = None):
     return model, cv2.resize(model.brightness(cu, cv_).astype(np.float32), (hw, hh), interpolation=cv2.INTER_LINEAR)
 
 
-def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, cloth: np.ndarray):
+def on_rings(pts: np.ndarray, c: np.ndarray, rings: np.ndarray, radius_px: float) -> np.ndarray:
+    """(M, N) whether outline points pts (M, N, 2) [px] found about centres c (M, 2) lie on an arc of a
+    halo ring (K, 3: centre u, v, radius [px]) about another centre (more than OWN_RING radii
+    ``radius_px`` from theirs): within RING_BAND radii of its circle, and with the ring running along
+    their own circle there (its radius through the point within acos RING_ALIGN of their search line's
+    direction; a ring that crosses a ball's outline crosses it steeply)."""
+    return _on_rings(np.ascontiguousarray(pts, np.float64), np.ascontiguousarray(c, np.float64),
+                     np.ascontiguousarray(rings, np.float64).reshape(-1, 3), OWN_RING * radius_px,
+                     RING_BAND * radius_px, RING_ALIGN)
+
+
+@njit(cache=True)
+def _on_rings(pts, c, rings, own, band, align):
+    M, N = pts.shape[0], pts.shape[1]
+    out = np.zeros((M, N), np.bool_)
+    for m in range(M):
+        reach = 0.0                                  # the farthest point from its centre
+        for n in range(N):
+            reach = max(reach, math.hypot(pts[m, n, 0] - c[m, 0], pts[m, n, 1] - c[m, 1]))
+        for k in range(rings.shape[0]):
+            u, v, rho = rings[k, 0], rings[k, 1], rings[k, 2]
+            dc = math.hypot(c[m, 0] - u, c[m, 1] - v)
+            if dc <= own or abs(dc - rho) > reach + band:   # its own ring, or one out of reach
+                continue
+            for n in range(N):
+                dx, dy = pts[m, n, 0] - u, pts[m, n, 1] - v
+                d = math.hypot(dx, dy)
+                if abs(d - rho) > band:
+                    continue
+                rx, ry = pts[m, n, 0] - c[m, 0], pts[m, n, 1] - c[m, 1]
+                if rx * dx + ry * dy >= align * d * math.hypot(rx, ry):
+                    out[m, n] = True
+    return out
+
+
+def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, cloth: np.ndarray,
+                 rings: np.ndarray = np.zeros((0, 3))):
     """Circles fitted to the outline points at the strongest colour step about candidate centres
     c (M, 2) [px] in a BGR uint8 image, smoothed by SMOOTH_SIGMA where the search lines run
     (``vision.steps.SmoothedNear``): SEARCH_WIDTHS passes, each a robust circle fit
@@ -344,11 +390,16 @@ def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
         circle = c[:, None, :] + r[:, None, None] * dirs[None]
         free = ~near_neighbours(circle, c, r, 1.0, dirs[None])
         valid = (strength >= (WEAK_STEP if i else MIN_STEP)) & free
+        arcs = np.zeros(c.shape[0], bool)
+        if i:                             # (the first pass's circles may still be off their balls)
+            on = on_rings(pts, c, rings, radius_px) & valid
+            arcs = on.sum(axis=1) > RING_SHARE * valid.sum(axis=1)   # a fit on halo rings' arcs: no ball
+            valid &= ~on                  # a ball's fit: its own outline, without the arcs across it
         c, r, rms, tw = fit_circles(pts, valid, c, r)
         n = (tw > 0.5).sum(axis=1)
         n_strong = ((tw > 0.5) & (strength >= MIN_STEP)).sum(axis=1)
         n_free = free.sum(axis=1)
-        alive = (n >= MIN_ALIVE) & (np.linalg.norm(c - start, axis=1) < radius_px)
+        alive = (n >= MIN_ALIVE) & (np.linalg.norm(c - start, axis=1) < radius_px) & ~arcs
         share = np.ones(c.shape[0])
         if i:                             # (the first pass's circles may still be off their balls)
             share[alive] = unlike(c[alive], np.clip(r[alive], r_lo, r_hi), rms[alive])
