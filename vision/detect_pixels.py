@@ -24,7 +24,10 @@ in the image instead (the reason for each is in docs/vision.md):
    (``vision.steps``), three passes narrowing the band (SEARCH_WIDTHS), a robust circle fit
    after each (``fit_circles``); only fits still taken for balls stop their neighbours' normals;
    the narrower passes about a fitted circle take weaker steps (WEAK_STEP: the low-contrast
-   outline of a ball of the cloth's hue, a green ball on green cloth);
+   outline of a ball of the cloth's hue, a green ball on green cloth); on a frame with halo rings
+   the rings are found as circles (``vision.halo_rings.line_rings``) and, from the second pass,
+   the points on their arcs about other centres are left out (``on_rings``) and a fit mostly on
+   them is dropped;
 6. acceptance: enough consistent outline points (or, for a ball hemmed in by balls, most of
    the search lines they left it: HEMMED_SHARE), a small residual (smaller, WEAK_RMS, when fewer
    than MIN_POINTS of them are steps of MIN_STEP), a radius near the expected one,
@@ -377,7 +380,11 @@ def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
     neighbours stopped most of its search lines (a rack's inner ball) HEMMED_SHARE of its free lines
     (at least MIN_ALIVE) in place of MIN_POINTS in both, radius within
     RADIUS_TOLERANCE of radius_px, and of two closer than APART radii (balls do not overlap: a
-    circle on a projector's halo ring beside a ball) the one with more points."""
+    circle on a projector's halo ring beside a ball) the one with more points. From the second pass,
+    outline points on the arcs of ``rings`` (K, 3: centre u, v, radius [px], default none) about other
+    centres (``on_rings``) are left out of the fit, and a fit with more than RING_SHARE of its points
+    there is no candidate (a circle on halo rings' arcs, or a ball's fit pulled onto them: another
+    candidate of the ball can then stay)."""
     dirs = ray_directions()
     r_lo, r_hi = (1 - RADIUS_TOLERANCE) * radius_px, (1 + RADIUS_TOLERANCE) * radius_px
     idx = np.arange(c.shape[0])

@@ -14,6 +14,11 @@ no channel; as ``vision.thin_lines``'s test, across the line). A ring is the rho
 to RING_OUTER outline radii, at which the most rays (at least RING_MIN_SHARE of them) see such a
 line; a ball's outline is a step, not a line, and a highlight or a straight glint crosses few rays.
 ``ring_pixels`` then tells which sample points lie within RING_HALF_WIDTH px of a found circle.
+
+``line_rings`` (the pixel-only detector, before any ball is found) finds them among the thin-line
+pixels ``vision.thin_lines`` took out, about candidate centres, each as a circle fitted to the line
+pixels the rays from that centre see nearest the commonest radius: its own centre, not the
+candidate's (a candidate may lie a few pixels off its ball).
 """
 from __future__ import annotations
 

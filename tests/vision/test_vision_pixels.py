@@ -356,7 +356,7 @@ def test_line_rings_are_circles_of_line_pixels_about_the_centres():
     """Two rings (radius 1.9 ball radii of 6.4 px, a third of each cut away in gaps) about centres
     given 1.5 px off, beside a short bar and a filled blob of line pixels: each ring is found about
     its own centre within 0.5 px, its radius within 0.5 px; a centre with only the bar and the
-    blob about it gets none, and a centre 3 radii from both gets none."""
+    blob about it gets none, nor one with no line pixel within 3 radii."""
     from vision.halo_rings import line_rings
     lined = np.zeros((160, 220), np.uint8)
     rings = np.array([[60.0, 70.0, 1.9 * 6.4], [140.0, 85.0, 1.9 * 6.4]])
