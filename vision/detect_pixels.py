@@ -24,7 +24,10 @@ in the image instead (the reason for each is in docs/vision.md):
    (``vision.steps``), three passes narrowing the band (SEARCH_WIDTHS), a robust circle fit
    after each (``fit_circles``); only fits still taken for balls stop their neighbours' normals;
    the narrower passes about a fitted circle take weaker steps (WEAK_STEP: the low-contrast
-   outline of a ball of the cloth's hue, a green ball on green cloth);
+   outline of a ball of the cloth's hue, a green ball on green cloth); on a frame with halo rings
+   the rings are found as circles (``vision.halo_rings.line_rings``) and, from the second pass,
+   the points on their arcs about other centres are left out (``on_rings``) and a fit mostly on
+   them is dropped;
 6. acceptance: enough consistent outline points (or, for a ball hemmed in by balls, most of
    the search lines they left it: HEMMED_SHARE), a small residual (smaller, WEAK_RMS, when fewer
    than MIN_POINTS of them are steps of MIN_STEP), a radius near the expected one,
@@ -47,6 +50,7 @@ Centres are the outline circles' centres (with perspective, the outline's centre
 from __future__ import annotations
 
 import functools
+import math
 
 import cv2
 import numpy as np
@@ -87,6 +91,7 @@ from vision.detect import (
 )
 from vision.detect import SEARCH_WIDTHS as LIMB_WIDTHS
 from vision.fits import CIRCLE_ITERS, fit_circles
+from vision.halo_rings import line_rings
 from vision.intruders import clear_of_intruders, reach_in_band
 from vision.limbs import limb_circles
 from vision.play_area import play_area
@@ -136,6 +141,10 @@ CONTACT_SLACK_SHARE = 0.14         # outline radii: balls this near touching tou
                                    # 4 mm of a pool ball's 28.6 mm radius)
 UNLIT_REACH = 3.0                  # ball radii about each candidate where a projector's light is taken off the frame
                                    # (a fit moves at most a radius; its band reaches 1.3 radii + 6 px beyond)
+RING_BAND = 0.3                    # ball radii: an outline point this near a halo ring's circle lies on its arc ...
+RING_ALIGN = 0.7                   # ... where the ring runs along the fit's circle (cos of the angle between their radii) ...
+OWN_RING = 0.5                     # ... and the ring's centre lies more than this many radii from the fit's (not its own)
+RING_SHARE = 2 / 3                 # a fit with more than this share of its points on rings' arcs is no ball
 
 
 def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
@@ -185,9 +194,11 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     clean = remove_thin_lines(image, max(1, int(round(LINE_REACH * radius_px))), lined)[0] if lined.any() else image
     k = 2 * int(round(RIM * r_half)) + 1
     rim = cv2.dilate(hole.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
+    # the halo rings as circles about the candidates (at full resolution): no ball on their arcs
+    rings = line_rings(lined, cand, r_half) * 2.0 + [0.5, 0.5, 0.0] if ringed else np.zeros((0, 3))
     idx, c, r, rms, n = fit_outlines(clean, c, float(radius_px),
                                      lambda c, r, rms: ball_share(image, model, c, r, rim, rms),
-                                     model.chroma)
+                                     model.chroma, rings)
     idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim)
     idx, c, r, rms, n = _with_contact_balls(c0, (idx, c, r, rms, n),
                                             lambda c, r, rms: ball_share(image, model, c, r, rim, rms))
@@ -456,7 +467,43 @@ def _model_grids(hh: int, hw: int) -> tuple:
     return out
 
 
-def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, cloth: np.ndarray):
+def on_rings(pts: np.ndarray, c: np.ndarray, rings: np.ndarray, radius_px: float) -> np.ndarray:
+    """(M, N) whether outline points pts (M, N, 2) [px] found about centres c (M, 2) lie on an arc of a
+    halo ring (K, 3: centre u, v, radius [px]) about another centre (more than OWN_RING radii
+    ``radius_px`` from theirs): within RING_BAND radii of its circle, and with the ring running along
+    their own circle there (its radius through the point within acos RING_ALIGN of their search line's
+    direction; a ring that crosses a ball's outline crosses it steeply)."""
+    return _on_rings(np.ascontiguousarray(pts, np.float64), np.ascontiguousarray(c, np.float64),
+                     np.ascontiguousarray(rings, np.float64).reshape(-1, 3), OWN_RING * radius_px,
+                     RING_BAND * radius_px, RING_ALIGN)
+
+
+@njit(cache=True)
+def _on_rings(pts, c, rings, own, band, align):
+    M, N = pts.shape[0], pts.shape[1]
+    out = np.zeros((M, N), np.bool_)
+    for m in range(M):
+        reach = 0.0                                  # the farthest point from its centre
+        for n in range(N):
+            reach = max(reach, math.hypot(pts[m, n, 0] - c[m, 0], pts[m, n, 1] - c[m, 1]))
+        for k in range(rings.shape[0]):
+            u, v, rho = rings[k, 0], rings[k, 1], rings[k, 2]
+            dc = math.hypot(c[m, 0] - u, c[m, 1] - v)
+            if dc <= own or abs(dc - rho) > reach + band:   # its own ring, or one out of reach
+                continue
+            for n in range(N):
+                dx, dy = pts[m, n, 0] - u, pts[m, n, 1] - v
+                d = math.hypot(dx, dy)
+                if abs(d - rho) > band:
+                    continue
+                rx, ry = pts[m, n, 0] - c[m, 0], pts[m, n, 1] - c[m, 1]
+                if rx * dx + ry * dy >= align * d * math.hypot(rx, ry):
+                    out[m, n] = True
+    return out
+
+
+def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, cloth: np.ndarray,
+                 rings: np.ndarray = np.zeros((0, 3))):
     """Circles fitted to the outline points at the strongest colour step about candidate centres
     c (M, 2) [px] in a BGR uint8 image, smoothed by SMOOTH_SIGMA where the search lines run
     (``vision.steps.SmoothedNear``): SEARCH_WIDTHS passes, each a robust circle fit
@@ -476,7 +523,11 @@ def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
     neighbours stopped most of its search lines (a rack's inner ball) HEMMED_SHARE of its free lines
     (at least MIN_ALIVE) in place of MIN_POINTS in both, radius within
     RADIUS_TOLERANCE of radius_px, and of two closer than APART radii (balls do not overlap: a
-    circle on a projector's halo ring beside a ball) the one with more points."""
+    circle on a projector's halo ring beside a ball) the one with more points. From the second pass,
+    outline points on the arcs of ``rings`` (K, 3: centre u, v, radius [px], default none) about other
+    centres (``on_rings``) are left out of the fit, and a fit with more than RING_SHARE of its points
+    there is no candidate (a circle on halo rings' arcs, or a ball's fit pulled onto them: another
+    candidate of the ball can then stay)."""
     dirs = ray_directions()
     r_lo, r_hi = (1 - RADIUS_TOLERANCE) * radius_px, (1 + RADIUS_TOLERANCE) * radius_px
     idx = np.arange(c.shape[0])
@@ -489,11 +540,16 @@ def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
         circle = c[:, None, :] + r[:, None, None] * dirs[None]
         free = ~near_neighbours(circle, c, r, 1.0, dirs[None])
         valid = (strength >= (WEAK_STEP if i else MIN_STEP)) & free
+        arcs = np.zeros(c.shape[0], bool)
+        if i:                             # (the first pass's circles may still be off their balls)
+            on = on_rings(pts, c, rings, radius_px) & valid
+            arcs = on.sum(axis=1) > RING_SHARE * valid.sum(axis=1)   # a fit on halo rings' arcs: no ball
+            valid &= ~on                  # a ball's fit: its own outline, without the arcs across it
         c, r, rms, tw = fit_circles(pts, valid, c, r)
         n = (tw > 0.5).sum(axis=1)
         n_strong = ((tw > 0.5) & (strength >= MIN_STEP)).sum(axis=1)
         n_free = free.sum(axis=1)
-        alive = (n >= MIN_ALIVE) & (np.linalg.norm(c - start, axis=1) < radius_px)
+        alive = (n >= MIN_ALIVE) & (np.linalg.norm(c - start, axis=1) < radius_px) & ~arcs
         share = np.ones(c.shape[0])
         if i:                             # (the first pass's circles may still be off their balls)
             share[alive] = unlike(c[alive], np.clip(r[alive], r_lo, r_hi), rms[alive])

@@ -14,12 +14,18 @@ no channel; as ``vision.thin_lines``'s test, across the line). A ring is the rho
 to RING_OUTER outline radii, at which the most rays (at least RING_MIN_SHARE of them) see such a
 line; a ball's outline is a step, not a line, and a highlight or a straight glint crosses few rays.
 ``ring_pixels`` then tells which sample points lie within RING_HALF_WIDTH px of a found circle.
+
+``line_rings`` (the pixel-only detector, before any ball is found) finds them among the thin-line
+pixels ``vision.thin_lines`` took out, about candidate centres, each as a circle fitted to the line
+pixels the rays from that centre see nearest the commonest radius: its own centre, not the
+candidate's (a candidate may lie a few pixels off its ball).
 """
 from __future__ import annotations
 
 import numpy as np
 
 from planner.jit import njit
+from vision.fits import fit_circles
 from vision.thin_lines import MIN_GAIN
 
 RING_INNER = 1.2          # outline radii: rings are searched from here ...
@@ -94,3 +100,75 @@ def ring_pixels(points: np.ndarray, rings: np.ndarray) -> np.ndarray:
     for u, v, rho in rings:
         on |= np.abs(np.hypot(points[..., 0] - u, points[..., 1] - v) - rho) <= RING_HALF_WIDTH
     return on
+
+
+MODEL_ANGLES = 64         # rays per candidate centre of ``line_rings`` ...
+MODEL_STEP = 1.0          # ... px between the radii tried along them (half resolution: 2 px of the frame) ...
+MODEL_WINDOW = 3.0        # ... a ray sees the ring when a line pixel lies within this many px of its radius
+MODEL_RMS = 1.0           # px: a ring's line pixels lie this near its fitted circle (RMS; arcs of rings about
+                          # other centres give 2-3)
+
+
+def line_rings(lined: np.ndarray, centres: np.ndarray, radius: float) -> np.ndarray:
+    """(K, 3) halo rings (centre u, v, radius [px]) found among the thin-line pixels ``lined`` (h, w)
+    bool (``vision.thin_lines``), one looked for about each centre (M, 2) [px, lined's pixels] of
+    balls of outline radius ``radius`` [px]: along MODEL_ANGLES rays, the radius from RING_INNER to
+    RING_OUTER ball radii (every MODEL_STEP) that the most rays see a line pixel within MODEL_WINDOW
+    of; where at least RING_MIN_SHARE of the rays do, the circle fitted (``fit_circles``, robust) to
+    each such ray's line pixel nearest that radius is a ring when at least RING_MIN_SHARE of the rays
+    support it, with an RMS below MODEL_RMS and a radius in that range (a ring is a circle of its
+    own, about its ball: a stripe's cap or a digit is none)."""
+    c = np.ascontiguousarray(centres, np.float64).reshape(-1, 2)
+    rho, hit, pts = _ray_lines(np.ascontiguousarray(lined, np.bool_), c, float(radius), RING_INNER, RING_OUTER,
+                               MODEL_ANGLES, int(round(MODEL_WINDOW / MODEL_STEP)), MODEL_STEP)
+    seen = hit.sum(axis=1) >= RING_MIN_SHARE * MODEL_ANGLES
+    uv, rr, rms, tw = fit_circles(pts[seen], hit[seen], c[seen], rho[seen])
+    keep = (((tw > 0.5).sum(axis=1) >= RING_MIN_SHARE * MODEL_ANGLES) & (rms < MODEL_RMS)
+            & (rr >= RING_INNER * radius) & (rr <= RING_OUTER * radius))
+    return np.concatenate([uv[keep], rr[keep, None]], axis=1)
+
+
+@njit(cache=True)
+def _ray_lines(lined, centres, radius, inner, outer, n_ang, win, step):
+    """Per centre (M, 2): the radius [px] that the most of n_ang rays see a line pixel within win
+    samples (of step px) of, and per ray whether it sees one there (M, n_ang) and the nearest (M, n_ang, 2)."""
+    h, w = lined.shape
+    M = centres.shape[0]
+    n_rho = int((outer - inner) * radius / step) + 1
+    rho = np.zeros(M)
+    hit = np.zeros((M, n_ang), np.bool_)
+    pts = np.zeros((M, n_ang, 2))
+    seen = np.empty((n_ang, n_rho), np.bool_)
+    near = np.empty(n_rho, np.int64)
+    cos = np.cos(2.0 * np.pi * np.arange(n_ang) / n_ang)
+    sin = np.sin(2.0 * np.pi * np.arange(n_ang) / n_ang)
+    for m in range(M):
+        for a in range(n_ang):
+            for j in range(n_rho):
+                d = inner * radius + step * j
+                x, y = int(np.rint(centres[m, 0] + d * cos[a])), int(np.rint(centres[m, 1] + d * sin[a]))
+                seen[a, j] = 0 <= x < w and 0 <= y < h and lined[y, x]
+        counts = np.zeros(n_rho)
+        for a in range(n_ang):
+            last = -(2 * win + 2)                     # the nearest line sample at or before j, then after
+            for j in range(n_rho):
+                if seen[a, j]:
+                    last = j
+                near[j] = j - last
+            last = n_rho + 2 * win + 2
+            for j in range(n_rho - 1, -1, -1):
+                if seen[a, j]:
+                    last = j
+                if min(near[j], last - j) <= win:
+                    counts[j] += 1.0
+        k = int(np.argmax(counts))
+        rho[m] = inner * radius + step * k
+        for a in range(n_ang):
+            for dj in range(win + 1):
+                j = k - dj if k - dj >= 0 and seen[a, k - dj] else k + dj
+                if j < n_rho and seen[a, j]:
+                    d = inner * radius + step * j
+                    hit[m, a] = True
+                    pts[m, a, 0], pts[m, a, 1] = centres[m, 0] + d * cos[a], centres[m, 1] + d * sin[a]
+                    break
+    return rho, hit, pts

@@ -335,6 +335,43 @@ def test_of_two_overlapping_fits_the_one_whose_inside_is_ball_stays(synthetic_ca
         assert r.size == len(f.truth.centre_px) and c.size == len(px)
 
 
+def test_a_fit_pulled_onto_halo_rings_arcs_gives_way_to_the_balls_own(synthetic_camera):
+    """A rendered halo frame (the 'halo' condition's fourth frame of the set drawn from seed 8): the
+    rings about a stripe ball and its neighbour cross beside it, and a circle across the stripe
+    and the neighbour's ring arc gathered most of its points on that arc, 12.7 px (a radius) from
+    the ball's centre. With the rings found as circles (``line_rings``), a fit with most of its
+    points on arcs of rings about other centres is dropped and the ball's own fit stays: every ball
+    of the frame is found within 5 px of the renderer's centre, and no other circle is reported."""
+    from vision.bench import _radius_range
+    from vision.render_domain import condition_frames
+    sc, _ = synthetic_camera
+    radius = float(np.median(_radius_range(sc.cam, sc.table, sc.R)))
+    f = condition_frames(sc, "halo", 4, 8)[3]
+    px = detect_in_pixels(f.image, radius).px
+    r, c = match(f.truth.centre_px, px, 5.0)
+    assert r.size == len(f.truth.centre_px) and c.size == len(px)
+
+
+def test_line_rings_are_circles_of_line_pixels_about_the_centres():
+    """Two rings (radius 1.9 ball radii of 6.4 px, a third of each cut away in gaps) about centres
+    given 1.5 px off, beside a short bar and a filled blob of line pixels: each ring is found about
+    its own centre within 0.5 px, its radius within 0.5 px; a centre with only the bar and the
+    blob about it gets none, nor one with no line pixel within 3 radii."""
+    from vision.halo_rings import line_rings
+    lined = np.zeros((160, 220), np.uint8)
+    rings = np.array([[60.0, 70.0, 1.9 * 6.4], [140.0, 85.0, 1.9 * 6.4]])
+    for u, v, rho in rings:
+        for a0 in range(0, 360, 60):               # arcs of 40 degrees, gaps of 20
+            cv2.ellipse(lined, (int(u * 8), int(v * 8)), (int(rho * 8), int(rho * 8)), 0, a0, a0 + 40, 1, 1,
+                        cv2.LINE_8, 3)
+    cv2.line(lined, (180, 20), (190, 20), 1, 1)
+    cv2.circle(lined, (185, 30), 3, 1, -1)
+    centres = np.array([[61.5, 70.0], [140.0, 83.5], [185.0, 25.0], [100.0, 140.0]])
+    found = line_rings(lined > 0, centres, 6.4)
+    assert found.shape == (2, 3)
+    assert np.all(np.abs(found - rings) < 0.5)
+
+
 def test_a_halo_ring_across_a_pocket_hole_is_bridged_and_a_black_ball_stays_no_hole():
     """Class maps at half resolution (ball radius 6.4 px): a pocket hole (a dark disc 2.2 ball radii
     across its radius) crossed by two ring lines 2 px wide (foreground, not dark, not cloth) cuts
