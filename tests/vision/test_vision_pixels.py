@@ -11,7 +11,7 @@ from planner.state import TableState
 from vision.camera import sphere_silhouettes, table_to_pixels
 from vision.candidates import candidates
 from vision.cloth import CLOTH, FOREGROUND, hole_mask, unlike_cloth
-from vision.detect_pixels import _with_contact_balls, detect_in_pixels, fit_outlines, lit_by_lamps
+from vision.detect_pixels import _with_contact_balls, detect_in_pixels, fit_outlines, lit_by_lamps, lit_fits
 from vision.evaluate import match
 from vision.fits import fit_circles
 from vision.play_area import play_area, to_cloth_edges
@@ -461,6 +461,25 @@ def test_a_balls_shadow_is_no_ball(jaws_frame):
     rows, _ = match(centroid, det.px, 6.0)
     assert len(rows) == len(centroid) and len(det) == len(centroid)
 
+
+
+def test_a_dark_ball_beaten_by_its_shadows_fit_is_taken_again():
+    """Drawn discs: a dark ball with a lamp's white highlight, its projected shadow (a disc of the cloth at
+    0.45 of its light) 1.05 radii beside it, and a second lit ball. The shadow's fit won the overlap (as
+    by a real corner pocket, where the rim counts as cloth in the ball's share) and a spare circle lies
+    beside the second ball: ``lit_fits`` drops the shadow (no highlight) and takes the dark ball again,
+    but not the spare beside a ball kept (before: the dark ball was lost with its shadow)."""
+    r = 13.0
+    dark, white = (35.0, 30.0, 30.0), (250.0, 250.0, 250.0)
+    image = _discs((160, 200), [(113.65, 80.0, r, 0.45 * CLOTH_BGR), (100.0, 80.0, r, dark), (96.0, 76.0, 2.0, white),
+                                (40.0, 120.0, r, RED_BGR), (36.0, 116.0, 2.0, white)])
+    model, classes = half_cloth(image)
+    taken = (np.array([0, 1]), np.array([[113.65, 80.0], [40.0, 120.0]]), np.full(2, r), np.full(2, 0.5),
+             np.array([16, 30]))
+    spare = (np.array([2, 3]), np.array([[100.0, 80.0], [50.0, 120.0]]), np.full(2, r), np.full(2, 0.6),
+             np.array([13, 12]), np.array([8.0, 6.0]))
+    idx, c, *_ = lit_fits(taken, spare, image, np.zeros(classes.shape, bool), model, r)
+    assert sorted(idx) == [1, 2] and np.allclose(c[idx == 2], (100.0, 80.0))
 
 
 def _fits(centres, r=15.0):
