@@ -503,8 +503,8 @@ def outline_fits(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
     held at the largest ball size.
     Returns the balls (idx (K,) the candidates accepted, their centres (K, 2), radii (K,), fit RMS (K,)
     [px], points used (K,)) and the spares (the same arrays of the fits dropped for overlapping a better
-    one, and their support (S,): points times the share of the inside unlike cloth): at least MIN_POINTS points, RMS below RMS_MAX (below WEAK_RMS unless
-    MIN_POINTS of the points are steps of MIN_STEP: a ragged weak outline is no ball), where a fit's
+    one, and their support (S,): points times the share of the inside unlike cloth): at least
+    MIN_POINTS points, RMS below RMS_MAX (below WEAK_RMS unless MIN_POINTS of the points are steps of MIN_STEP: a ragged weak outline is no ball), where a fit's
     neighbours stopped most of its search lines (a rack's inner ball) HEMMED_SHARE of its free lines
     (at least MIN_ALIVE) in place of MIN_POINTS in both, radius within
     RADIUS_TOLERANCE of radius_px, and of two closer than APART radii (balls do not overlap: a
@@ -546,6 +546,5 @@ def outline_fits(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
     good = np.flatnonzero(sized & enough(n) & (rms < np.where(enough(n_strong), RMS_MAX, WEAK_RMS)))
     taken = np.zeros(good.size, bool)
     taken[distinct(c[good], support[good], APART * radius_px)] = True   # balls do not overlap
-    return ((idx[good[taken]], c[good[taken]], r[good[taken]], rms[good[taken]], n[good[taken]]),
-            (idx[good[~taken]], c[good[~taken]], r[good[~taken]], rms[good[~taken]], n[good[~taken]],
-             support[good[~taken]]))
+    arrays = (idx, c, r, rms, n, support)
+    return tuple(a[good[taken]] for a in arrays[:5]), tuple(a[good[~taken]] for a in arrays)
