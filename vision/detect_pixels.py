@@ -20,7 +20,7 @@ in the image instead (the reason for each is in docs/vision.md):
    the candidates; on a grey cloth (no lit wedge) pixels over GREY_BRIGHTER times its lit surface
    (``vision.cloth.lit_surface``) are foreground too (a white ball has a grey cloth's colour);
 4. ``candidates`` (``vision.candidates``): radial-symmetry peaks in foreground (one radius);
-5. ``fit_outlines``: outline points at the strongest colour step along 48 normals
+5. ``outline_fits``: outline points at the strongest colour step along 48 normals
    (``vision.steps``), three passes narrowing the band (SEARCH_WIDTHS), a robust circle fit
    after each (``fit_circles``); only fits still taken for balls stop their neighbours' normals;
    the narrower passes about a fitted circle take weaker steps (WEAK_STEP: the low-contrast
@@ -40,7 +40,8 @@ in the image instead (the reason for each is in docs/vision.md):
    the cloth's hue: a dark green ball on green cloth, whose inside passes for cloth); a candidate
    the fits hem in (a rack's inner ball) is placed where it touches them (``_with_contact_balls``,
    the registered mode's ``place_by_contacts``); and a lamp's highlight (``lit_by_lamps``: a ball's
-   shadow and a pocket's lit back wall seen between the jaws are matte);
+   shadow and a pocket's lit back wall seen between the jaws are matte; ``lit_fits``: a ball dropped
+   for overlapping a fit without one is taken again);
 7. ``clear_of_intruders`` (``vision.intruders``, as in the registered mode): no fit on a hand or
    an arm, the foreground (off the pockets and their rims) that reaches in over the play area's
    edge with an arm's core.
@@ -105,6 +106,8 @@ MIN_STEP = 8.0                     # weakest colour step accepted in the first p
 WEAK_STEP = 5.0                    # ... and in the narrower passes about a fitted circle (a ball of the cloth's hue)
 WEAK_RMS = 0.85                    # px, residual RMS limit of a ball with fewer than MIN_POINTS points of MIN_STEP
 RADIUS_TOLERANCE = 0.3             # a fitted radius within this share of the given one
+SPARE_SIZE = 0.15                  # ... and a fit taken again after the one that beat it went, this share (the
+                                   # real dark ball 0.02; a circle on a rendered rail's glint bar 0.20)
 MIN_POINTS = 12                    # consistent outline points a ball needs (of 48)
 MIN_ALIVE = 6                      # ... and a fit needs after each pass to stay a candidate
 HEMMED_SHARE = 0.75                # ... or, with at least MIN_ALIVE, this share of its search lines that no ball
@@ -196,15 +199,15 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     rim = cv2.dilate(hole.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
     # the halo rings as circles about the candidates (at full resolution): no ball on their arcs
     rings = line_rings(lined, cand, r_half) * 2.0 + [0.5, 0.5, 0.0] if ringed else np.zeros((0, 3))
-    idx, c, r, rms, n = fit_outlines(clean, c, float(radius_px),
-                                     lambda c, r, rms: ball_share(image, model, c, r, rim, rms),
-                                     model.chroma, rings)
+    (idx, c, r, rms, n), spare = outline_fits(clean, c, float(radius_px),
+                                              lambda c, r, rms: ball_share(image, model, c, r, rim, rms),
+                                              model.chroma, rings)
     idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim)
     idx, c, r, rms, n = _with_contact_balls(c0, (idx, c, r, rms, n),
                                             lambda c, r, rms: ball_share(image, model, c, r, rim, rms))
-    # a fit with no lamp's highlight is a ball's shadow, or a pocket's lit back wall seen between the jaws
-    on = lit_by_lamps(image, hole, model, c, r, float(radius_px))
-    idx, c, r, rms, n = idx[on], c[on], r[on], rms[on], n[on]
+    # a fit with no lamp's highlight is a ball's shadow, or a pocket's lit back wall seen between the jaws;
+    # a ball dropped for overlapping such a fit is taken again
+    idx, c, r, rms, n = lit_fits((idx, c, r, rms, n), spare, image, hole, model, float(radius_px))
     cloth_v = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2) * model.chroma.max()
     det = Detections(px=c, r_px=r, xy=np.full_like(c, np.nan), rms_px=rms, n_edges=n, fill=fill[idx],
                      cloth_v=cloth_v)
@@ -226,7 +229,7 @@ def ball_share(image: np.ndarray, model, c: np.ndarray, r: np.ndarray, rim: np.n
 
 def _with_limb_fits(image: np.ndarray, model, cand: np.ndarray, fits: tuple, radius_px: float,
                     rim: np.ndarray) -> tuple:
-    """``fits`` (``fit_outlines``' idx into cand, centres, radii, RMS, points) with the balls that show a
+    """``fits`` (``outline_fits``' idx into cand, centres, radii, RMS, points) with the balls that show a
     darker limb (a ball of the cloth's hue) among the candidates cand (M, 2) [px] it refused added: those
     LIMB_GAP radii from every fit, fitted to their limb (``limb_fits``) with at least MIN_EDGES_PIXELS
     points, an RMS below RMS_MAX_PX where the circle APART radii about it reaches ``rim`` (h/2, w/2) bool
@@ -502,7 +505,29 @@ def _on_rings(pts, c, rings, own, band, align):
     return out
 
 
-def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, cloth: np.ndarray,
+def lit_fits(fits: tuple, spare: tuple, image: np.ndarray, hole: np.ndarray, model, radius_px: float) -> tuple:
+    """Of ``fits`` (idx, centres (K, 2), radii (K,), RMS (K,) [px], points (K,): the balls taken) those with a
+    lamp's highlight (``lit_by_lamps``, with the ``hole`` mask (h/2, w/2) bool and the cloth ``model`` of
+    the BGR uint8 ``image``; ``radius_px`` the ball radius), and the ``spare`` fits (``outline_fits``:
+    dropped for a better-supported overlapping fit; the same arrays and their support (S,)) that then lie
+    APART radii from every fit kept (the fit that beat one was no ball: a dark ball's projected shadow
+    beside it), with a radius within SPARE_SIZE of ``radius_px``, of two closer than APART radii the better
+    supported, each with a lamp's highlight off the circles of the rest."""
+    on = lit_by_lamps(image, hole, model, fits[1], fits[2], radius_px)
+    fits = tuple(a[on] for a in fits)
+    idx, c, r, rms, n = fits
+    sc = spare[1]
+    far = np.linalg.norm(sc[:, None] - c[None], axis=-1).min(axis=1, initial=np.inf) >= APART * radius_px
+    k = np.flatnonzero(far & (np.abs(spare[2] / radius_px - 1) < SPARE_SIZE))
+    if k.size == 0:                       # (most frames: every spare still beside a ball taken)
+        return fits
+    k = k[distinct(sc[k], spare[5][k], APART * radius_px)]
+    k = k[lit_by_lamps(image, hole, model, np.concatenate([c, sc[k]]), np.concatenate([r, spare[2][k]]),
+                       radius_px)[c.shape[0]:]]
+    return tuple(np.concatenate([a, b[k]]) for a, b in zip(fits, spare))
+
+
+def outline_fits(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, cloth: np.ndarray,
                  rings: np.ndarray = np.zeros((0, 3))):
     """Circles fitted to the outline points at the strongest colour step about candidate centres
     c (M, 2) [px] in a BGR uint8 image, smoothed by SMOOTH_SIGMA where the search lines run
@@ -517,9 +542,10 @@ def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
     search lines (the point 1 px beyond the circle inside another circle). The next pass searches
     about each fit's circle, a fit smaller than a ball restarting at radius_px and a larger one
     held at the largest ball size.
-    Returns (idx (K,) the candidates accepted, their centres (K, 2), radii (K,), fit RMS (K,) [px],
-    points used (K,)): at least MIN_POINTS points, RMS below RMS_MAX (below WEAK_RMS unless
-    MIN_POINTS of the points are steps of MIN_STEP: a ragged weak outline is no ball), where a fit's
+    Returns the balls (idx (K,) the candidates accepted, their centres (K, 2), radii (K,), fit RMS (K,)
+    [px], points used (K,)) and the spares (the same arrays of the fits dropped for overlapping a better
+    one, and their support (S,): points times the share of the inside unlike cloth): at least
+    MIN_POINTS points, RMS below RMS_MAX (below WEAK_RMS unless MIN_POINTS of the points are steps of MIN_STEP: a ragged weak outline is no ball), where a fit's
     neighbours stopped most of its search lines (a rack's inner ball) HEMMED_SHARE of its free lines
     (at least MIN_ALIVE) in place of MIN_POINTS in both, radius within
     RADIUS_TOLERANCE of radius_px, and of two closer than APART radii (balls do not overlap: a
@@ -568,5 +594,7 @@ def fit_outlines(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
     def enough(k):
         return (k >= MIN_POINTS) | ((k >= MIN_ALIVE) & (k >= HEMMED_SHARE * n_free))
     good = np.flatnonzero(sized & enough(n) & (rms < np.where(enough(n_strong), RMS_MAX, WEAK_RMS)))
-    good = good[distinct(c[good], support[good], APART * radius_px)]   # balls do not overlap
-    return idx[good], c[good], r[good], rms[good], n[good]
+    taken = np.zeros(good.size, bool)
+    taken[distinct(c[good], support[good], APART * radius_px)] = True   # balls do not overlap
+    arrays = (idx, c, r, rms, n, support)
+    return tuple(a[good[taken]] for a in arrays[:5]), tuple(a[good[~taken]] for a in arrays)

@@ -11,7 +11,7 @@ from planner.state import TableState
 from vision.camera import sphere_silhouettes, table_to_pixels
 from vision.candidates import candidates
 from vision.cloth import CLOTH, FOREGROUND, hole_mask, unlike_cloth
-from vision.detect_pixels import _with_contact_balls, detect_in_pixels, fit_outlines, lit_by_lamps
+from vision.detect_pixels import _with_contact_balls, detect_in_pixels, lit_by_lamps, lit_fits, outline_fits
 from vision.evaluate import match
 from vision.fits import fit_circles
 from vision.play_area import play_area, to_cloth_edges
@@ -90,8 +90,8 @@ def test_a_fit_on_a_number_disc_starts_again_at_the_balls_size():
     centre within 0.1 px, its radius within 0.3 px)."""
     cx, cy = 50.3, 49.6
     img = _discs((100, 100), [(cx, cy, 12.8, (20.0, 80.0, 15.0)), (cx, cy, 5.5, (235.0, 235.0, 235.0))])
-    _, c, r, _, _ = fit_outlines(img, np.array([[cx + 0.2, cy - 0.1]]), 12.8,
-                                 lambda c, r, rms: np.ones(len(c)), _unit(CLOTH_BGR))
+    _, c, r, _, _ = outline_fits(img, np.array([[cx + 0.2, cy - 0.1]]), 12.8,
+                                 lambda c, r, rms: np.ones(len(c)), _unit(CLOTH_BGR))[0]
     assert len(c) == 1
     assert np.linalg.norm(c[0] - (cx, cy)) < 0.1 and abs(r[0] - 12.8) < 0.3
 
@@ -118,8 +118,8 @@ def test_a_ball_of_the_cloths_hue_is_fitted_to_its_weak_outline_and_a_ragged_one
     ball with a wavy outline (1.6 px waves, residual about 1 px) is no ball, while a ball of clear
     contrast with the same waves still is (its steps are strong)."""
     def fit(img):
-        return fit_outlines(img, np.array([[50.5, 49.5]]), 12.8,
-                            lambda c, r, rms: np.ones(len(c)), _unit(CLOTH_BGR))
+        return outline_fits(img, np.array([[50.5, 49.5]]), 12.8,
+                            lambda c, r, rms: np.ones(len(c)), _unit(CLOTH_BGR))[0]
     weak = np.array([35.0, 105.0, 25.0])
     smooth = cv2.GaussianBlur(_ragged_ball(weak, 0.0), (0, 0), 1.0)
     assert step_points(smooth, np.array([[50.3, 49.6]]), np.array([12.8]), 2.0)[1].max() < 8.0
@@ -135,8 +135,8 @@ def test_a_round_fit_needs_less_of_its_inside_unlike_cloth():
     highlight): a round fit (residual below ROUND_RMS) with 30 % of its inside unlike cloth is
     a ball, a wavy one (residual about 1 px) with the same inside is not; with 45 % both are."""
     def fit(img, share):
-        return fit_outlines(img, np.array([[50.5, 49.5]]), 12.8,
-                            lambda c, r, rms: np.full(len(c), share), _unit(CLOTH_BGR))[1]
+        return outline_fits(img, np.array([[50.5, 49.5]]), 12.8,
+                            lambda c, r, rms: np.full(len(c), share), _unit(CLOTH_BGR))[0][1]
     clear = np.array([20.0, 80.0, 15.0])
     assert len(fit(_ragged_ball(clear, 0.0), 0.3)) == 1
     assert len(fit(_ragged_ball(clear, 1.6), 0.3)) == 0
@@ -498,6 +498,25 @@ def test_a_balls_shadow_is_no_ball(jaws_frame):
     rows, _ = match(centroid, det.px, 6.0)
     assert len(rows) == len(centroid) and len(det) == len(centroid)
 
+
+
+def test_a_dark_ball_beaten_by_its_shadows_fit_is_taken_again():
+    """Drawn discs: a dark ball with a lamp's white highlight, its projected shadow (a disc of the cloth at
+    0.45 of its light) 1.05 radii beside it, and a second lit ball. The shadow's fit won the overlap (as
+    by a real corner pocket, where the rim counts as cloth in the ball's share) and a spare circle lies
+    beside the second ball: ``lit_fits`` drops the shadow (no highlight) and takes the dark ball again,
+    but not the spare beside a ball kept (before: the dark ball was lost with its shadow)."""
+    r = 13.0
+    dark, white = (35.0, 30.0, 30.0), (250.0, 250.0, 250.0)
+    image = _discs((160, 200), [(113.65, 80.0, r, 0.45 * CLOTH_BGR), (100.0, 80.0, r, dark), (96.0, 76.0, 2.0, white),
+                                (40.0, 120.0, r, RED_BGR), (36.0, 116.0, 2.0, white)])
+    model, classes = half_cloth(image)
+    taken = (np.array([0, 1]), np.array([[113.65, 80.0], [40.0, 120.0]]), np.full(2, r), np.full(2, 0.5),
+             np.array([16, 30]))
+    spare = (np.array([2, 3]), np.array([[100.0, 80.0], [50.0, 120.0]]), np.full(2, r), np.full(2, 0.6),
+             np.array([13, 12]), np.array([8.0, 6.0]))
+    idx, c, *_ = lit_fits(taken, spare, image, np.zeros(classes.shape, bool), model, r)
+    assert sorted(idx) == [1, 2] and np.allclose(c[idx == 2], (100.0, 80.0))
 
 
 def _fits(centres, r=15.0):
