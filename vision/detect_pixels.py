@@ -199,12 +199,11 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     rim = cv2.dilate(hole.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
     # the halo rings as circles about the candidates (at full resolution): no ball on their arcs
     rings = line_rings(lined, cand, r_half) * 2.0 + [0.5, 0.5, 0.0] if ringed else np.zeros((0, 3))
-    (idx, c, r, rms, n), spare = outline_fits(clean, c, float(radius_px),
-                                              lambda c, r, rms: ball_share(image, model, c, r, rim, rms),
-                                              model.chroma, rings)
+    def unlike(c, r, rms):                   # the share of each circle's inside unlike cloth
+        return ball_share(image, model, c, r, rim, rms)
+    (idx, c, r, rms, n), spare = outline_fits(clean, c, float(radius_px), unlike, model.chroma, rings)
     idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim)
-    idx, c, r, rms, n = _with_contact_balls(c0, (idx, c, r, rms, n),
-                                            lambda c, r, rms: ball_share(image, model, c, r, rim, rms))
+    idx, c, r, rms, n = _with_contact_balls(c0, (idx, c, r, rms, n), unlike)
     # a fit with no lamp's highlight is a ball's shadow, or a pocket's lit back wall seen between the jaws;
     # a ball dropped for overlapping such a fit is taken again
     idx, c, r, rms, n = lit_fits((idx, c, r, rms, n), spare, image, hole, model, float(radius_px))
@@ -260,10 +259,9 @@ def _with_contact_balls(cand: np.ndarray, fits: tuple, unlike) -> tuple:
     fits hem in (a rack's inner ball, whose outline shows only in the narrow gaps) placed where they touch
     at least CONTACT_MIN fits: the registered mode's ``place_by_contacts`` in pixels, half the distance
     between touching fits as every ball's radius (``_touching_radius``), CONTACT_SLACK_SHARE of it as the
-    slack; kept where the box x box square there
-    (half resolution: fg (h, w) uint8 foreground 255 on the judged ``region``, known_count its box sums)
-    is at least CONTACT_FILL foreground (a gap among balls shows cloth) and the touching fits surround
-    it (``_hemmed``: not a shadow on a cushion beside a row of balls). Placed balls have RMS NaN and
+    slack; kept where the touching fits surround it (``_hemmed``: not a shadow on a cushion beside a row
+    of balls) and, as every fit, at least UNLIKE_SHARE of its inside is unlike cloth (``unlike(centres,
+    radii, rms)`` (K,): a gap among balls shows cloth and their shadows). Placed balls have RMS NaN and
     no points."""
     idx, c, r, rms, n = fits
     if c.shape[0] < CONTACT_MIN:
@@ -343,8 +341,8 @@ def lit_by_lamps(image: np.ndarray, hole: np.ndarray, model, c: np.ndarray, r: n
                  radius_px: float) -> np.ndarray:
     """(M,) bool: which circles (centres c (M, 2), radii r (M,) [px] in the BGR uint8 ``image``) hold a
     lamp's highlight (``glints``, off the other circles) against the cloth ``model``'s lit cloth there: at
-    least WHITE_GLINT in the mean of the channels, and, for a centre within AT_POCKET radii ``radius_px`` of the ``hole`` mask ((h/2, w/2) bool), at least
-    GLINT in the strongest channel."""
+    least WHITE_GLINT in the mean of the channels, and, for a centre within AT_POCKET radii ``radius_px``
+    of the ``hole`` mask ((h/2, w/2) bool), at least GLINT in the strongest channel."""
     lit = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2)
     strongest, white = glints(image, c, r, c, r).T
     out = white >= WHITE_GLINT * lit * np.mean(model.chroma)
@@ -483,6 +481,7 @@ def on_rings(pts: np.ndarray, c: np.ndarray, rings: np.ndarray, radius_px: float
 
 @njit(cache=True)
 def _on_rings(pts, c, rings, own, band, align):
+    """``on_rings`` (numba): own, band [px] and align (a cosine) as there."""
     M, N = pts.shape[0], pts.shape[1]
     out = np.zeros((M, N), np.bool_)
     for m in range(M):
