@@ -211,7 +211,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     det = Detections(px=c, r_px=r, xy=np.full_like(c, np.nan), rms_px=rms, n_edges=n, fill=fill[idx],
                      cloth_v=cloth_v)
     # no fit on a hand or an arm: foreground off the pockets and their rims that came in over the rail
-    return det.take(clear_of_intruders((fg > 0) & ~rim, reach_in_band(region > 0, hole, r_half),
+    return det.take(clear_of_intruders((fg > 0) & ~rim, lambda: reach_in_band(region > 0, hole, r_half),
                                        (c - 0.5) / 2, r / 2, n / N_RAYS, rms))
 
 

@@ -81,7 +81,7 @@ def _gauss_newton_step(jac, r, tw, wp=0.0, rp=0.0):
 def _robust_scale(r, mask, factor, buf, lower):
     """The median of |r| * factor over mask (r (N,), mask (N,) bool), the lower middle value for an even
     count where ``lower``, else the mean of the two; -1 where the mask is empty. buf: (N,) scratch (left
-    holding the sorted values)."""
+    holding the values in another order)."""
     n = 0
     for k in range(r.size):
         if mask[k]:
@@ -90,10 +90,40 @@ def _robust_scale(r, mask, factor, buf, lower):
     if n == 0:
         return -1.0
     v = buf[:n]
-    v.sort()                              # (in the scratch: no new array each step)
+    low = _kth_smallest(v, (n - 1) // 2)
     if lower or n % 2:
-        return v[(n - 1) // 2]
-    return 0.5 * (v[n // 2 - 1] + v[n // 2])
+        return low
+    high = v[n // 2]                      # (the smallest of those after it)
+    for k in range(n // 2 + 1, n):
+        high = min(high, v[k])
+    return 0.5 * (low + high)
+
+
+@njit(cache=True)
+def _kth_smallest(v, k):
+    """The k-th smallest (from 0) of v (n,), by selection in place (v is reordered: every value before
+    index k no larger than it, every one after no smaller): a fit's few dozen residuals, in about a
+    third of a sort's time."""
+    lo, hi = 0, v.size - 1
+    while lo < hi:
+        pivot = v[(lo + hi) // 2]
+        i, j = lo, hi
+        while i <= j:
+            while v[i] < pivot:
+                i += 1
+            while v[j] > pivot:
+                j -= 1
+            if i <= j:
+                v[i], v[j] = v[j], v[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            break
+    return v[k]
 
 
 @njit(cache=True)
@@ -119,7 +149,9 @@ def _fit_spheres(origin, rays, weights, xy0, z, rho0, px_per_m, iters, trust, rh
     buf = np.empty(N)
     for m in range(M):
         x0, x1, x2 = xy0[m, 0], xy0[m, 1], rho0[m]
-        tw = weights[m].astype(np.float64)
+        tw = tws[m]                                       # (the weights in place: no array per sphere)
+        for k in range(N):
+            tw[k] = 1.0 if weights[m, k] else 0.0
         for it in range(iters + 1):
             vx, vy, vz = x0 - origin[0], x1 - origin[1], z - origin[2]
             for k in range(N):
@@ -140,7 +172,6 @@ def _fit_spheres(origin, rays, weights, xy0, z, rho0, px_per_m, iters, trust, rh
             x0, x1, x2 = x0 - s0 * f, x1 - s1 * f, x2 - s2 * f
         xy[m, 0], xy[m, 1], rho[m] = x0, x1, x2
         rms[m] = _weighted_rms(r, px_per_m[m], tw)
-        tws[m] = tw
     return xy, rho, rms, tws
 
 
@@ -180,7 +211,9 @@ def _fit_circles(pts, weights, c0, r0, iters):
     buf = np.empty(N)
     for m in range(M):
         x0, x1, x2 = c0[m, 0], c0[m, 1], r0[m]
-        tw = weights[m].astype(np.float64)
+        tw = tws[m]                                       # (the weights in place: no array per circle)
+        for k in range(N):
+            tw[k] = 1.0 if weights[m, k] else 0.0
         for it in range(iters + 1):
             for k in range(N):
                 dx, dy = pts[m, k, 0] - x0, pts[m, k, 1] - x1
@@ -197,7 +230,6 @@ def _fit_circles(pts, weights, c0, r0, iters):
             x0, x1, x2 = x0 - s0, x1 - s1, x2 - s2
         out[m, 0], out[m, 1], out[m, 2] = x0, x1, x2
         rms[m] = _weighted_rms(r, 1.0, tw)
-        tws[m] = tw
     return out, rms, tws
 
 

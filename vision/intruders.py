@@ -73,9 +73,11 @@ def reach_in_band(inside: np.ndarray, hole: np.ndarray, r: float) -> np.ndarray:
     return (band | (inside & (cv2.dilate(rim, np.ones((k, k), np.uint8)) > 0))) & ~(rim > 0)
 
 
-def intruders(fg: np.ndarray, reach_in: np.ndarray, r: float) -> np.ndarray:
+def intruders(fg: np.ndarray, reach_in, r: float) -> np.ndarray:
     """(h, w) bool: the pixels of foreground ``fg`` (h, w) bool that, after an opening by a NECK x
-    NECK square, are 4-connected to a pixel of ``reach_in`` (h, w) bool, in regions no wider than
+    NECK square, are 4-connected to a pixel of ``reach_in`` (h, w) bool (or a function of no
+    arguments that returns it, called only where an arm is found: ``reach_in_band`` costs more than
+    the rest on a frame without one), in regions no wider than
     an arm (no pixel farther than WIDE x ``r``, a ball's radius [px], from the region's edge) that
     hold an arm (``arm_cores``), and the pixels of ``fg`` 8-connected to those (what the opening cut
     off: fingers; on 80 rendered hand frames 5 fits on fingers lay mostly on them). Worked in the
@@ -91,7 +93,8 @@ def intruders(fg: np.ndarray, reach_in: np.ndarray, r: float) -> np.ndarray:
     if not len(cores):
         return out
     n, labels = cv2.connectedComponentsWithAlgorithm(opened, 4, cv2.CV_32S, cv2.CCL_SAUF)   # (the fastest here)
-    hit = np.intersect1d(labels[reach_in[box] & (opened > 0)], labels[cores[:, 0], cores[:, 1]])
+    band = reach_in() if callable(reach_in) else reach_in
+    hit = np.intersect1d(labels[band[box] & (opened > 0)], labels[cores[:, 0], cores[:, 1]])
     hit = np.setdiff1d(hit, labels[depth > WIDE * r])
     if hit.size:
         whole = cv2.connectedComponentsWithAlgorithm(fg[box].view(np.uint8), 8, cv2.CV_32S, cv2.CCL_SAUF)[1]
@@ -123,10 +126,11 @@ def arm_cores(depth: np.ndarray, r: float) -> np.ndarray:
     return np.array(out, np.intp).reshape(-1, 2)
 
 
-def clear_of_intruders(fg: np.ndarray, reach_in: np.ndarray, centres: np.ndarray, radii: np.ndarray,
+def clear_of_intruders(fg: np.ndarray, reach_in, centres: np.ndarray, radii: np.ndarray,
                        outline_share: np.ndarray, rms_px: np.ndarray) -> np.ndarray:
     """(M,) bool: which fits are balls rather than part of an intruder. centres (M, 2) [px, (u, v)]
-    and outline radii (M,) [px] on the grid of ``fg`` and ``reach_in`` (h, w) bool; outline_share
+    and outline radii (M,) [px] on the grid of ``fg`` and ``reach_in`` (h, w) bool (or a function
+    that returns it, ``intruders``); outline_share
     (M,): the share of each fit's outline rays that found its edge (0: placed by its neighbours);
     rms_px (M,): the fit's residual [full-resolution px]. A fit is part of an intruder where at least
     SHARE of the foreground inside DISC of its radius came in over the rail, unless its outline is a

@@ -107,19 +107,30 @@ def _unline(img, out, changed, where, dirs, min_gain, same_share, along_share, g
 
 
 @njit(cache=True)
-def _unline_blocks(img, out, changed, coarse, margin, dirs, min_gain, same_share, along_share, go_on):
+def _unline_blocks(img, out, changed, coarse, rows, margin, dirs, min_gain, same_share, along_share, go_on):
     """``_unline_pixel`` on each pixel of img within margin px of the 2 x 2 block of a True pixel of
-    ``coarse`` (half resolution), each pixel once (it reads only img, so a second look would change
-    nothing; the blocks of neighbouring line pixels overlap)."""
+    ``coarse`` (half resolution; rows: which of its rows hold one), each pixel once (it reads only img,
+    so a second look would change nothing; the blocks of neighbouring line pixels overlap). The pixels
+    seen are kept for the 2 margin + 2 rows a block spans only (a ring of 2 margin + 4 rows, each
+    cleared when first reached): a mask of the whole frame cost more than the few blocks of a frame
+    without halo rings."""
     h, w = img.shape[0], img.shape[1]
-    seen = np.zeros((h, w), np.bool_)
+    span = 2 * margin + 4
+    seen = np.empty((span, w), np.bool_)
+    ready = 0                                   # rows above this one have their ring row cleared
     for v in range(coarse.shape[0]):
+        if not rows[v]:
+            continue
+        y0, y1 = max(2 * v - margin, 0), min(2 * v + 2 + margin, h)
+        for y in range(max(y0, ready), y1):
+            seen[y % span] = False
+        ready = max(ready, y1)
         for u in range(coarse.shape[1]):
             if coarse[v, u]:
-                for y in range(max(2 * v - margin, 0), min(2 * v + 2 + margin, h)):
+                for y in range(y0, y1):
                     for x in range(max(2 * u - margin, 0), min(2 * u + 2 + margin, w)):
-                        if not seen[y, x]:
-                            seen[y, x] = True
+                        if not seen[y % span, x]:
+                            seen[y % span, x] = True
                             _unline_pixel(img, out, changed, y, x, dirs, min_gain, same_share, along_share,
                                           go_on)
 
@@ -182,8 +193,9 @@ def remove_thin_lines(image: np.ndarray, reach: int, near: np.ndarray | None = N
         tophat = cv2.morphologyEx(_brightest(img), cv2.MORPH_TOPHAT, np.ones((k, k), np.uint8))
         _unline(img, out, changed, tophat >= MIN_GAIN, dirs, MIN_GAIN, SAME_SHARE, ALONG_SHARE, GO_ON)
     else:
-        _unline_blocks(img, out, changed, np.ascontiguousarray(near, np.bool_), 2, dirs, MIN_GAIN,
-                       SAME_SHARE, ALONG_SHARE, GO_ON)
+        near = np.ascontiguousarray(near, np.bool_)
+        _unline_blocks(img, out, changed, near, near.any(axis=1), 2, dirs, MIN_GAIN, SAME_SHARE, ALONG_SHARE,
+                       GO_ON)
     return out, changed
 
 

@@ -74,6 +74,26 @@ def test_intruders_are_what_reaches_in_and_is_no_wider_than_an_arm():
     assert keep.tolist() == [False, True, True]      # round on a short arc; placed by neighbours
 
 
+def test_the_band_given_as_a_function_is_made_only_where_an_arm_is_found():
+    """``intruders`` takes the band as a function too (the pixel-only mode's, made per frame): the same
+    mask as with the band itself; where no region holds an arm (balls, a cushion's shaded strip) it is
+    never called."""
+    h, w, r = 120, 200, 6.0
+    band = np.zeros((h, w), bool)
+    band[:, :3] = True
+    vv, uu = np.mgrid[0:h, 0:w]
+    fg = ((uu - 150) ** 2 + (vv - 30) ** 2 <= r * r) | ((uu - 9) ** 2 + (vv - 90) ** 2 <= r * r)
+    fg[:, 0:4] = True                                        # a shaded strip along the edge, a ball against it
+    calls = []
+
+    def lazy():
+        calls.append(1)
+        return band
+    assert not intruders(fg, lazy, r).any() and not calls
+    fg[50:62, 0:120] = True                                  # an arm from the edge
+    assert np.array_equal(intruders(fg, lazy, r), intruders(fg, band, r)) and calls == [1]
+
+
 def test_balls_on_a_cushions_shaded_face_are_no_intruder():
     """On a drawn mask like a real frame's: the play area's edge runs along a cushion's shaded face
     (a strip of foreground 4 px wide in the band) and three touching balls lie against it, joined to

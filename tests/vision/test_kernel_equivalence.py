@@ -349,6 +349,22 @@ def test_robust_scale_is_the_median_of_the_used_residuals():
             assert mean == np.median(used)
 
 
+def test_robust_scale_selects_the_sorted_middle_with_ties():
+    """``_robust_scale`` selects its middle values in place (``_kth_smallest``), not by sorting: the same
+    values as the sorted residuals' middle for every count 1..48, with many equal residuals and with
+    none, and every residual value stays in the scratch."""
+    rng = np.random.default_rng(8)
+    for n in range(1, 49):
+        for r in (rng.integers(-3, 4, 48).astype(np.float64), rng.normal(0, 1, 48)):
+            mask = np.zeros(48, bool)
+            mask[rng.permutation(48)[:n]] = True
+            used = np.sort(np.abs(r[mask]))
+            buf = np.empty(48)
+            assert _robust_scale(r, mask, 1.0, buf, True) == used[(n - 1) // 2]
+            assert np.array_equal(np.sort(buf[:n]), used)
+            assert _robust_scale(r, mask, 1.0, buf, False) == 0.5 * (used[(n - 1) // 2] + used[n // 2])
+
+
 def test_unlike_cloth_equals_the_sampled_numpy_expression():
     rng = np.random.default_rng(8)
     image = cv2.GaussianBlur(rng.integers(0, 256, (180, 240, 3), dtype=np.uint8), (0, 0), 2.0)
