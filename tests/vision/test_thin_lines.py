@@ -79,29 +79,3 @@ def test_a_lines_soft_edges_go_with_it():
     assert not changed2[ring < 0.01].any() and (changed2 >= changed).all()
     np.testing.assert_array_equal(out2[~changed2], lit[~changed2])
 
-
-def test_blocks_about_half_resolution_pixels_equal_the_plain_pass_over_their_pixels():
-    """With ``near`` (half resolution) every full-resolution pixel within 2 px of a marked pixel's 2 x 2
-    block is looked at once (``_unline_blocks``, its seen pixels kept for a few rows only): the same
-    image and changed pixels as the plain pass over the mask of those pixels; nothing is looked at
-    without a marked pixel. Rings and random marks, clustered and at the frame's edges."""
-    from vision.thin_lines import ALONG_SHARE, GO_ON, MIN_GAIN, SAME_SHARE, _sample_offsets, _unline
-    rng = np.random.default_rng(3)
-    plain = np.broadcast_to(CLOTH_BGR, SHAPE + (3,))
-    lit = np.clip(plain + 90.0 * (_ring(80.3, 60.6, 30.0) + _ring(20.0, 100.0, 18.0))[..., None], 0, 255)
-    lit = lit.astype(np.uint8)
-    for reach in (2, 4):
-        half_changed = remove_thin_lines(lit[::2, ::2], reach // 2)[1]
-        counts = []
-        for near in (half_changed, rng.random((60, 80)) < 0.05, np.zeros((60, 80), bool)):
-            near = near.copy()
-            near[0, 0] = near[-1, -1] = near[-1, 0] = near.any()
-            block = np.kron(near, np.ones((2, 2), bool))
-            looked = cv2.dilate(block.view(np.uint8), np.ones((5, 5), np.uint8)).astype(bool)
-            want, want_changed = lit.copy(), np.zeros(SHAPE, bool)
-            _unline(lit, want, want_changed, looked, _sample_offsets(reach, False), MIN_GAIN, SAME_SHARE,
-                    ALONG_SHARE, GO_ON)
-            out, changed = remove_thin_lines(lit, reach, near)
-            assert np.array_equal(out, want) and np.array_equal(changed, want_changed)
-            counts.append(changed.sum())
-        assert counts[0] > 100 and counts[-1] == 0
