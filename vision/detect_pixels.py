@@ -170,20 +170,22 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     model, bright = _cloth_model(half)
     classes = classify(half, model, bright)
     region = play_area(classes)
-    ringed = np.count_nonzero(lined & (region > 0)) >= RINGED
+    inside = region > 0
+    lined &= inside                                          # (lines off the play area: no halo rings)
+    ringed = np.count_nonzero(lined) >= RINGED
     hole = hole_mask(classes, r_half, ringed)               # (halo rings drawn across a hole bridged)
     light = None
     if model.lit[0] < 0 and not ringed:                      # a projector's light over most of the cloth: off
-        unlit = _unlit(half, (region > 0) & ~hole, r_half)
+        unlit = _unlit(half, inside & ~hole, r_half)
         if unlit is not None:
             half, model, bright, light = unlit
             classes = classify(half, model, bright)
             hole = hole_mask(classes, r_half)
     if grey_cloth(model) and model.lit == (0.0, 0.0) and not ringed:   # a grey cloth: a white ball is brighter
-        bright = lit_surface(half, model, bright, (region > 0) & ~hole, r_half)
+        bright = lit_surface(half, model, bright, inside & ~hole, r_half)
         classes = classify(half, model, bright, brighter=GREY_BRIGHTER)
         hole = hole_mask(classes, r_half)
-    allowed = (region > 0) & ~hole
+    allowed = inside & ~hole
     fg = (classes & FOREGROUND) * region * np.uint8(255 // FOREGROUND)
     box = max(3, int(round(1.25 * r_half)) | 1)
     known_count = cv2.boxFilter(region, cv2.CV_32F, (box, box), normalize=False)
@@ -193,7 +195,6 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     c0 = c = np.stack([2 * cand[:, 0] + 0.5, 2 * cand[:, 1] + 0.5], axis=1)
     if light is not None:                                    # ... and off the frame about the candidates
         image = take_off_light(image, light, (0, 0), 2, near_points(half.shape, cand, UNLIT_REACH * r_half))
-    lined &= region > 0
     clean = remove_thin_lines(image, max(1, int(round(LINE_REACH * radius_px))), lined)[0] if lined.any() else image
     k = 2 * int(round(RIM * r_half)) + 1
     rim = cv2.dilate(hole.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
@@ -211,7 +212,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     det = Detections(px=c, r_px=r, xy=np.full_like(c, np.nan), rms_px=rms, n_edges=n, fill=fill[idx],
                      cloth_v=cloth_v)
     # no fit on a hand or an arm: foreground off the pockets and their rims that came in over the rail
-    return det.take(clear_of_intruders((fg > 0) & ~rim, lambda: reach_in_band(region > 0, hole, r_half),
+    return det.take(clear_of_intruders((fg > 0) & ~rim, lambda: reach_in_band(inside, hole, r_half),
                                        (c - 0.5) / 2, r / 2, n / N_RAYS, rms))
 
 
