@@ -78,4 +78,3 @@ def test_a_lines_soft_edges_go_with_it():
     assert left2.mean() <= 0.05
     assert not changed2[ring < 0.01].any() and (changed2 >= changed).all()
     np.testing.assert_array_equal(out2[~changed2], lit[~changed2])
-
