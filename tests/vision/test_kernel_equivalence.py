@@ -10,12 +10,17 @@ from vision.camera import silhouette_circles
 from vision.candidates import _peaks
 from vision.cloth import (
     CHROMA_TAN,
+    LIGHT_COARSE,
+    LIGHT_SUPPORT,
     UNLIKE_BRIGHT,
     UNLIKE_CHROMA_DEG,
     UNLIKE_DARK,
     ClothModel,
     _above_share,
+    _cell_means,
     _fullest_cell,
+    _local_linear,
+    _moments,
     _near_mean,
     _normal_equations,
     unlike_cloth,
@@ -641,6 +646,72 @@ def test_cloth_surface_kernels_equal_the_einsum_expressions():
         np.testing.assert_allclose(rhs, np.einsum("ki,k->i", A[rows], a[rows]), rtol=1e-12)
         coef = rng.normal(100, 30, 6)
         np.testing.assert_array_equal(_above_share(a, uu, vv, coef, 0.85), a > 0.85 * np.einsum("ij,j->i", A, coef))
+
+
+def test_cell_means_equal_cv2_area_resizes():
+    """The lit surface's cells (``_cell_means``) equal cv2.resize's INTER_AREA to the bit: the 8-bit
+    colour means (halves of whole numbers among them: rounded to even), whether every pixel of a cell is
+    on the table (the float mask's mean above 0.999), and the brightness means, float32 and float64."""
+    rng = np.random.default_rng(19)
+    q = LIGHT_COARSE
+    for k in range(40):
+        hs, ws = rng.integers(1, 30, 2)
+        size = (int(ws), int(hs))
+        half = rng.integers(0, 256, (hs * q, ws * q, 3), dtype=np.uint8)
+        if k % 2:
+            half = (half // 64 * 64 + 32 * (rng.random(half.shape) < 0.5)).astype(np.uint8)    # means on halves
+        table = rng.random((hs * q, ws * q)) < rng.choice([0.99, 0.999, 1.0])
+        bright = rng.uniform(0, 300, (hs * q, ws * q)).astype(np.float64 if k % 3 == 0 else np.float32)
+        small, whole, lit = _cell_means(half, table, bright)
+        np.testing.assert_array_equal(small, cv2.resize(half, size, interpolation=cv2.INTER_AREA))
+        np.testing.assert_array_equal(
+            whole, cv2.resize(table.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0.999)
+        want = cv2.resize(bright, size, interpolation=cv2.INTER_AREA)
+        assert lit.dtype == want.dtype
+        np.testing.assert_array_equal(lit, want)
+
+
+def _plain_moments(values, mask, sigma):
+    """The local linear fits' Gaussian-weighted moments as plain float32 numpy expressions."""
+    h, w = values.shape
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    yy -= h / 2
+    xx -= w / 2
+    mk = mask.astype(np.float32)
+    values = values.astype(np.float32)
+
+    def g(a):
+        return cv2.GaussianBlur(a, (0, 0), sigma)
+    s0, gx, gy = g(mk), g(mk * xx), g(mk * yy)
+    sxx = g(mk * xx * xx) - 2 * xx * gx + xx * xx * s0
+    syy = g(mk * yy * yy) - 2 * yy * gy + yy * yy * s0
+    sxy = g(mk * xx * yy) - xx * gy - yy * gx + xx * yy * s0
+    mv = mk * values
+    b0 = g(mv)
+    return s0, gx - xx * s0, gy - yy * s0, sxx, syy, sxy, b0, g(mv * xx) - xx * b0, g(mv * yy) - yy * b0, g(mv * values)
+
+
+def test_local_linear_kernels_equal_the_numpy_expressions():
+    """The local linear fits' moments (``_moments``: the products and their centring in numba kernels,
+    the squared values' sum too, as the nine-window fit reads them) and the plane's constant term by
+    Cramer's rule (``_local_linear``) equal the plain float32 numpy expressions to the bit. Random values
+    and masks, sparse to full, on grids of 12 to 90 cells."""
+    rng = np.random.default_rng(20)
+    for _ in range(40):
+        h, w = rng.integers(12, 90, 2)
+        values = rng.uniform(-50, 300, (h, w))
+        mask = rng.random((h, w)) < rng.uniform(0.02, 1.0)
+        sigma = rng.uniform(0.5, 4.0)
+        plain = _plain_moments(values, mask, sigma)
+        np.testing.assert_array_equal(_moments(values, mask, sigma, squares=True), np.stack(plain))
+        s0, sx, sy, sxx, syy, sxy, b0, bx, by, _ = plain
+        det = s0 * (sxx * syy - sxy * sxy) - sx * (sx * syy - sxy * sy) + sy * (sx * sxy - sxx * sy)
+        num = b0 * (sxx * syy - sxy * sxy) - sx * (bx * syy - sxy * by) + sy * (bx * sxy - sxx * by)
+        ok = (s0 >= LIGHT_SUPPORT) & (np.abs(det) > 1e-9 * np.maximum(s0, 1e-9) ** 3)
+        want = np.where(ok, num / np.where(ok, det, 1.0), b0 / np.maximum(s0, 1e-9))
+        got = _local_linear(values, mask, sigma)
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, want)
 
 
 def test_tangent_angles_by_pairs_equal_the_rolled_arctangent():
