@@ -19,7 +19,10 @@ in the image instead (the reason for each is in docs/vision.md):
    the registered mode) before stage 1's classes are made again, and off the full frame about
    the candidates; on a grey cloth (no lit wedge) pixels over GREY_BRIGHTER times its lit surface
    (``vision.cloth.lit_surface``) are foreground too (a white ball has a grey cloth's colour);
-4. ``candidates`` (``vision.candidates``): radial-symmetry peaks in foreground (one radius);
+4. ``candidates`` (``vision.candidates``): radial-symmetry peaks in foreground (one radius); by the
+   pockets, where the play area's side lies on a shaded cushion's nose, also in the jaws beyond it
+   (``jaw_candidates``: a ball there has its centre outside the play area), fitted after stage 5's
+   fits about them and their neighbours (``_with_jaw_fits``, where their inside is unlike cloth);
 5. ``outline_fits``: outline points at the strongest colour step along 48 normals
    (``vision.steps``), three passes narrowing the band (SEARCH_WIDTHS), a robust circle fit
    after each (``fit_circles``); only fits still taken for balls stop their neighbours' normals;
@@ -60,6 +63,7 @@ from planner.jit import njit
 from vision.balls import LINEAR_LUT
 from vision.candidates import candidates, distinct
 from vision.cloth import (
+    CLOTH,
     FOREGROUND,
     added_light_field,
     classify,
@@ -129,6 +133,12 @@ LIMB_GAP = SHAPE_GAP               # a ball of the cloth's hue fitted to its dar
 JAW_SEEN = 1 / 3                   # a very round fit's inside may be judged on its samples off a pocket's rim, over
                                    # at least this share of them (a black ball in a pocket's mouth; 0.02: one false
                                    # ball more under the hard options, seed 5)
+JAW_NEAR = 3.0                     # ball radii: a ball in a jaw outside the play area (its side on a shaded cushion's
+                                   # nose) lies this near a pocket hole inside the play area ...
+JAW_GROW = 1.0                     # ... this near the play area's side ...
+JAW_CLOTH = 1.5                    # ... and this near a cushion's strip of cloth outside the play area ...
+JAW_STRIP = 0.6                    # ... at least this many radii wide (0.38 kept a cloth-coloured speck on a rail's
+                                   # marker by a pocket: 3 false balls on real frames; 0.9 lost a ball)
 AT_POCKET = 1.25                   # ball radii from a pocket hole's nearest pixel to a centre at a pocket (the real
                                    # back walls' fits 0.6-0.9)
 GLINT = 1.0                        # a ball at a pocket: its highlight at least this many times the lit cloth's
@@ -190,11 +200,14 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     box = max(3, int(round(1.25 * r_half)) | 1)
     known_count = cv2.boxFilter(region, cv2.CV_32F, (box, box), normalize=False)
     cand, fill = candidates(half, fg, region, known_count, allowed, r_half, box)
-    if cand.shape[0] == 0:
+    # by a pocket, in a jaw beyond the play area's side where that lies on a shaded cushion's nose
+    jaw, jaw_fill = jaw_candidates(half, classes, region, hole, r_half, box)
+    if cand.shape[0] + jaw.shape[0] == 0:
         return _empty()
     c0 = c = np.stack([2 * cand[:, 0] + 0.5, 2 * cand[:, 1] + 0.5], axis=1)
     if light is not None:                                    # ... and off the frame about the candidates
-        image = take_off_light(image, light, (0, 0), 2, near_points(half.shape, cand, UNLIT_REACH * r_half))
+        image = take_off_light(image, light, (0, 0), 2, near_points(half.shape, np.concatenate([cand, jaw]),
+                                                                    UNLIT_REACH * r_half))
     clean = remove_thin_lines(image, max(1, int(round(LINE_REACH * radius_px))), lined)[0] if lined.any() else image
     k = 2 * int(round(RIM * r_half)) + 1
     rim = cv2.dilate(hole.astype(np.uint8), cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))) > 0
@@ -203,6 +216,9 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     def unlike(c, r, rms):                   # the share of each circle's inside unlike cloth
         return ball_share(image, model, c, r, rim, rms)
     (idx, c, r, rms, n), spare = outline_fits(clean, c, float(radius_px), unlike, model.chroma, rings)
+    idx, c, r, rms, n = _with_jaw_fits(clean, 2 * jaw + 0.5, cand.shape[0], (idx, c, r, rms, n), float(radius_px),
+                                       unlike, model.chroma, rings)
+    fill = np.concatenate([fill, jaw_fill])
     idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim)
     idx, c, r, rms, n = _with_contact_balls(c0, (idx, c, r, rms, n), unlike)
     # a fit with no lamp's highlight is a ball's shadow, or a pocket's lit back wall seen between the jaws;
@@ -214,6 +230,92 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     # no fit on a hand or an arm: foreground off the pockets and their rims that came in over the rail
     return det.take(clear_of_intruders((fg > 0) & ~rim, lambda: reach_in_band(inside, hole, r_half),
                                        (c - 0.5) / 2, r / 2, n / N_RAYS, rms))
+
+
+def jaw_candidates(half: np.ndarray, classes: np.ndarray, region: np.ndarray, hole: np.ndarray, r_half: float,
+                   box: int) -> tuple:
+    """Candidates (``candidates``) of balls in a corner's jaws whose centres lie outside the play area: about
+    the pocket holes inside it (``hole`` & ``region``, (h, w) at half resolution as the BGR frame ``half``
+    and ``classify``'s ``classes``; r_half the ball radius, box the fill square [px]), with the play area
+    taken out to the ``jaw_area`` there. Returns (centres (M, 2) [half-resolution px], fill (M,)) of the
+    peaks in the jaw area only."""
+    pockets = hole & (region > 0)
+    h, w = region.shape
+    step = 4                              # (labelled at a quarter of this resolution, any pixel of a cell: cheap)
+    cells = cv2.resize(pockets.view(np.uint8) * np.uint8(255), (w // step, h // step), interpolation=cv2.INTER_AREA)
+    _, _, stats, _ = cv2.connectedComponentsWithStats((cells > 0).view(np.uint8))
+    reach = int(np.ceil((JAW_NEAR + JAW_GROW) * r_half))
+    pad = int(np.ceil(r_half)) + box
+    found, fills = [np.zeros((0, 2))], [np.zeros(0)]
+    for x, y, bw, bh, _ in stats[1:] * [step, step, step, step, 1]:
+        x0, y0 = max(0, x - reach), max(0, y - reach)
+        sl = (slice(y0, min(h, y + bh + step + reach)), slice(x0, min(w, x + bw + step + reach)))
+        jaw = jaw_area(classes[sl], region[sl], np.ascontiguousarray(pockets[sl]), r_half)
+        if not jaw.any():                 # (most pockets: the play area reaches the cushions' backs)
+            continue
+        v, u = np.nonzero(jaw)            # the candidates' window: the jaw area and a ball's reach about it
+        u0, v0 = max(0, x0 + u.min() - pad), max(0, y0 + v.min() - pad)
+        win = (slice(v0, min(h, y0 + v.max() + 1 + pad)), slice(u0, min(w, x0 + u.max() + 1 + pad)))
+        area = np.zeros(region.shape, bool)[win]
+        area[y0 - v0 + v, x0 - u0 + u] = True
+        seen = region[win] | area.view(np.uint8)
+        fg = (classes[win] & FOREGROUND) * seen * np.uint8(255 // FOREGROUND)
+        count = cv2.boxFilter(seen, cv2.CV_32F, (box, box), normalize=False)
+        c, f = candidates(np.ascontiguousarray(half[win]), fg, seen, count, (seen > 0) & ~hole[win], r_half, box)
+        inside = area[c[:, 1].astype(np.intp), c[:, 0].astype(np.intp)]
+        found.append(c[inside] + [u0, v0])
+        fills.append(f[inside])
+    return np.concatenate(found), np.concatenate(fills)
+
+
+def jaw_area(classes: np.ndarray, region: np.ndarray, pockets: np.ndarray, r_half: float) -> np.ndarray:
+    """(h, w) bool: where a ball in a corner's jaws may lie outside the play area ``region`` ((h, w) uint8),
+    at half resolution (r_half the ball radius [px]): within JAW_NEAR radii of the pocket holes inside the
+    play area (``pockets`` (h, w) bool), JAW_GROW radii beyond the play area's side, and JAW_CLOTH radii of
+    a cushion's strip of cloth outside it (``classify``'s ``classes``: CLOTH at least JAW_STRIP radii wide;
+    the play area's side lies on a shaded cushion's nose, the cushion and the jaw's balls beyond it).
+    Beside a rail (the side on the cushion's back) there is no such strip: a marker there stays out.
+    Distances are whole pixels (rounded) and the 3 x 3 mask's approximation of the Euclidean."""
+    outside = region == 0
+    cloth = ((classes & CLOTH) > 0) & outside
+    if not cloth.any():                   # (a window over the rails only)
+        return cloth
+    k = 2 * int(round(JAW_STRIP / 2 * r_half)) + 1
+    strip = cv2.morphologyEx(cloth.view(np.uint8), cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    if not strip.any():
+        return np.zeros(region.shape, bool)
+    def within(mask, radii):              # (pixels within this many ball radii of the mask)
+        far = cv2.distanceTransform((mask == 0).view(np.uint8), cv2.DIST_L2, 3)
+        return far <= round(radii * r_half) + 0.5
+    return outside & within(pockets, JAW_NEAR) & within(region, JAW_GROW) & within(strip, JAW_CLOTH)
+
+
+def _with_jaw_fits(image: np.ndarray, jaw: np.ndarray, offset: int, fits: tuple, radius_px: float, unlike,
+                   cloth: np.ndarray, rings: np.ndarray) -> tuple:
+    """``fits`` (``outline_fits``' idx, centres, radii, RMS, points) with the balls about the jaw candidates
+    jaw (M, 2) [px] (``jaw_candidates``, outside the play area): ``outline_fits`` (the same ``unlike``,
+    ``cloth``, ``rings``) about them and the fits within JAW_NEAR radii, and each ball it takes within a
+    radius of a jaw candidate replaces the fits closer than APART radii to it (a fit of the same ball
+    pulled off it: started from inside the play area, its first band missed the ball's outer outline).
+    Their idx: offset + the jaw candidate's index, or the replaced fit's where its own start won."""
+    idx, c, r, rms, n = fits
+    k = np.arange(jaw.shape[0])
+    if k.size:                            # (on the cushion's strip or a pocket's rim: none there)
+        k = k[unlike(jaw, np.full(k.size, radius_px), np.full(k.size, np.nan)) >= UNLIKE_SHARE]
+    if k.size == 0:                       # (most frames)
+        return fits
+    jaw = jaw[k]
+    near = np.flatnonzero(np.linalg.norm(c[:, None] - jaw[None], axis=-1).min(axis=1, initial=np.inf)
+                          < JAW_NEAR * radius_px)
+    (ji, jc, jr, jrms, jn), _ = outline_fits(image, np.concatenate([c[near], jaw]), radius_px, unlike, cloth, rings)
+    new = np.linalg.norm(jc[:, None] - jaw[None], axis=-1).min(axis=1) < radius_px
+    if not new.any():
+        return fits
+    ji, jc, jr, jrms, jn = ji[new], jc[new], jr[new], jrms[new], jn[new]
+    ji = np.concatenate([idx[near], offset + k])[ji]   # the starts' candidates
+    keep = np.linalg.norm(c[:, None] - jc[None], axis=-1).min(axis=1) >= APART * radius_px
+    return (np.concatenate([idx[keep], ji]), np.concatenate([c[keep], jc]), np.concatenate([r[keep], jr]),
+            np.concatenate([rms[keep], jrms]), np.concatenate([n[keep], jn]))
 
 
 def ball_share(image: np.ndarray, model, c: np.ndarray, r: np.ndarray, rim: np.ndarray,

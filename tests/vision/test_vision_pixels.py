@@ -519,6 +519,30 @@ def test_a_dark_ball_beaten_by_its_shadows_fit_is_taken_again():
     assert sorted(idx) == [1, 2] and np.allclose(c[idx == 2], (100.0, 80.0))
 
 
+def test_a_ball_in_a_jaw_beyond_a_shaded_cushions_nose_is_found():
+    """Drawn table (640 x 360 px, ball radius 13 px, anti-aliased discs, camera blur): the left cushion in
+    shade (0.75 of the cloth's light, still cloth) and its nose face lit pale (not cloth), as on
+    billiard-ai's projector frames, so the play area's left side lies on the nose and the cushion is
+    outside it; a red ball in the top-left jaw, its centre 2-8 px beyond the nose. ``jaw_candidates`` and
+    ``_with_jaw_fits`` find it within 0.5 px, and nothing else (no pocket, nose or rail); before, no
+    candidate lay on it (a centre outside the play area) and it was lost."""
+    h, w, r = 360, 640, 13.0
+    table = np.broadcast_to(np.array([40, 50, 90], np.uint8), (h, w, 3)).copy()   # the rails' wood
+    table[40:320, 40:600] = CLOTH_BGR                                              # cushions and bed
+    table[40:320, 40:54] = 0.75 * CLOTH_BGR                                        # the left cushion in shade
+    table[40:320, 54:60] = 0.5 * CLOTH_BGR + 115.0                                 # its lit nose face
+    def disc(img, x, y, radius, bgr):                                              # (1/16 px precision)
+        cv2.circle(img, (int(16 * x), int(16 * y)), int(16 * radius), tuple(map(float, bgr)), -1, cv2.LINE_AA, 4)
+    for x, y in ((48, 48), (592, 48), (48, 312), (592, 312), (320, 36), (320, 324)):
+        disc(table, x, y, 22.0, (8, 8, 8))                                         # the pocket holes
+    for u in (52.0, 55.0, 58.0):
+        image = table.copy()
+        disc(image, u, 95.0, r, RED_BGR)
+        disc(image, u - 3.0, 92.0, 2.5, (250, 250, 250))                           # a lamp's highlight
+        det = detect_in_pixels(cv2.GaussianBlur(image, (0, 0), 1.2), r)
+        assert len(det) == 1 and np.allclose(det.px[0], (u, 95.0), atol=0.5)
+
+
 def _fits(centres, r=15.0):
     c = np.array(centres, float)
     k = c.shape[0]
