@@ -361,10 +361,11 @@ def vivid_bright(body: np.ndarray, cloth_lin: np.ndarray) -> np.ndarray:
     white added, 0.9-1.75 times it), per ball of body colour (M, 3) (``body_colour``) on a cloth of colour
     (M, 3), both linear BGR: for a ball within EDGE_CHROMA_DEG of its cloth's colour (no colour step the
     search takes) and brighter than BRIGHT_LINEAR times it (a red or orange ball on a maroon cloth),
-    EDGE_OWN_SHARE of the way from the cloth's level to the ball's (so above any remnant); inf otherwise."""
+    EDGE_OWN_SHARE of the way from the cloth's level to the ball's, at least BRIGHT_LINEAR (a gap in a rack
+    reads its neighbours' white as body: lower, a seed-30 rack lost 5 balls); inf otherwise."""
     level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(cloth_lin, axis=1), 1e-12)
     vivid = (hue_angle(body, cloth_lin) < EDGE_CHROMA_DEG) & (level > BRIGHT_LINEAR)
-    return np.where(vivid, 1.0 + EDGE_OWN_SHARE * (level - 1.0), np.inf)
+    return np.where(vivid, np.maximum(BRIGHT_LINEAR, 1.0 + EDGE_OWN_SHARE * (level - 1.0)), np.inf)
 
 
 def local_cloth(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray,
@@ -667,7 +668,8 @@ class TableDetector:
           CONTACT_SLACK (balls cannot overlap; what is left of a halo ring round a ball lies about one
           ring radius from it, inside two ball radii);
         - have its own outline, fitted within RMS_MAX_SHARE of its radius (a clean frame's limit, not
-          the frame's rougher one): a ball placed by its contacts (RMS NaN) or a rough fit is refused;
+          the frame's rougher one): a rough fit is refused, and a ball placed by its contacts (RMS NaN)
+          unless its square is at least SHORT_FILL foreground (then its span, 0, asks the body below);
         - have outline points spanning at least SHORT_SPAN of its circle (``Detections.span``): a
           shorter arc fits a halo ring's arc beside a ball as well as a ball's outline; unless its
           square is at least SHORT_FILL foreground (``Detections.fill``) and its body (below) is at
@@ -681,7 +683,8 @@ class TableDetector:
         """
         if not len(det2):
             return np.zeros(0, bool)
-        fitted = det2.rms_px <= RMS_MAX_SHARE * det2.r_px          # NaN (placed by contacts) is not
+        placed = np.isnan(det2.rms_px)
+        fitted = (det2.rms_px <= RMS_MAX_SHARE * det2.r_px) | (placed & (det2.fill >= SHORT_FILL))
         body = body_colour(image, det2.px, det2.r_px)
         local = local_cloth(image, det2.px, det2.r_px, cloth)[0]
         level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(local, axis=1), 1e-12)
