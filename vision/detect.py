@@ -38,8 +38,8 @@ Stages, each a function over arrays:
    cloth" is the ball's own (``local_cloth``), with white light added up to OUTLINE_LIT of the way
    to white (the cloth beside a ball can be whiter than where its colour was read). Where no halo
    rings were taken out, or on a grey cloth, a colour much brighter than the cloth is ball too (a white ball on a grey
-   cloth), and a ball of about the cloth's colour is searched for half its own angle from it,
-   unrefined (``edge_chroma_deg``). In a JPEG frame, whose colour is smeared ~2 px out over the
+   cloth; under rings only about a ball of the cloth's hue far brighter than it, ``vivid_bright``), and a
+   ball of about the cloth's colour is searched for half its own angle from it, unrefined (``edge_chroma_deg``). In a JPEG frame, whose colour is smeared ~2 px out over the
    cloth, every other ball is searched for BLOCKY_CHROMA_SHARE of its own angle from the cloth
    (EDGE_CHROMA_DEG to BLOCKY_CHROMA_DEG), so that the refine reaches its outline.
 5. ``fit_spheres`` (``vision.fits``): the sphere centre (x, y, R) and an effective radius rho for which every outline
@@ -355,6 +355,19 @@ def edge_chroma_deg(body: np.ndarray, cloth_lin: np.ndarray, bright: float = BRI
     return np.where(low, np.clip(EDGE_OWN_SHARE * ang, EDGE_MIN_DEG, EDGE_CHROMA_DEG), EDGE_CHROMA_DEG)
 
 
+def vivid_bright(body: np.ndarray, cloth_lin: np.ndarray) -> np.ndarray:
+    """(M,) the brightness (times the cloth) beyond which the outline search takes a colour for ball in a
+    frame with halo rings (where brightness is otherwise never ball: a ring's remnant is the cloth with
+    white added, 0.9-1.75 times it), per ball of body colour (M, 3) (``body_colour``) on a cloth of colour
+    (M, 3), both linear BGR: for a ball within EDGE_CHROMA_DEG of its cloth's colour (no colour step the
+    search takes) and brighter than BRIGHT_LINEAR times it (a red or orange ball on a maroon cloth),
+    EDGE_OWN_SHARE of the way from the cloth's level to the ball's, at least BRIGHT_LINEAR (a gap in a rack
+    reads its neighbours' white as body: lower, a seed-30 rack lost 5 balls); inf otherwise."""
+    level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(cloth_lin, axis=1), 1e-12)
+    vivid = (hue_angle(body, cloth_lin) < EDGE_CHROMA_DEG) & (level > BRIGHT_LINEAR)
+    return np.where(vivid, np.maximum(BRIGHT_LINEAR, 1.0 + EDGE_OWN_SHARE * (level - 1.0)), np.inf)
+
+
 def local_cloth(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray,
                 cloth: ClothModel, rings: tuple = LOCAL_RINGS) -> tuple[np.ndarray, np.ndarray]:
     """((M, 3) the cloth's linear BGR colour about each ball, (M,) the white light added to it in
@@ -655,7 +668,8 @@ class TableDetector:
           CONTACT_SLACK (balls cannot overlap; what is left of a halo ring round a ball lies about one
           ring radius from it, inside two ball radii);
         - have its own outline, fitted within RMS_MAX_SHARE of its radius (a clean frame's limit, not
-          the frame's rougher one): a ball placed by its contacts (RMS NaN) or a rough fit is refused;
+          the frame's rougher one): a rough fit is refused, and a ball placed by its contacts (RMS NaN)
+          unless its square is at least SHORT_FILL foreground (then its span, 0, asks the body below);
         - have outline points spanning at least SHORT_SPAN of its circle (``Detections.span``): a
           shorter arc fits a halo ring's arc beside a ball as well as a ball's outline; unless its
           square is at least SHORT_FILL foreground (``Detections.fill``) and its body (below) is at
@@ -669,7 +683,8 @@ class TableDetector:
         """
         if not len(det2):
             return np.zeros(0, bool)
-        fitted = det2.rms_px <= RMS_MAX_SHARE * det2.r_px          # NaN (placed by contacts) is not
+        placed = np.isnan(det2.rms_px)
+        fitted = (det2.rms_px <= RMS_MAX_SHARE * det2.r_px) | (placed & (det2.fill >= SHORT_FILL))
         body = body_colour(image, det2.px, det2.r_px)
         local = local_cloth(image, det2.px, det2.r_px, cloth)[0]
         level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(local, axis=1), 1e-12)
@@ -724,7 +739,7 @@ class TableDetector:
         if cand.shape[0]:
             px0 = np.stack([2 * cand[:, 0] + 0.5 + u0, 2 * cand[:, 1] + 0.5 + v0], axis=1)
             det = self.refine(image, pixels_to_table(self.cam, px0, self.R), fill, model, fill_map, bright,
-                              plain=plain)
+                              plain=plain, vivid=first)
         # balls of the cloth's own hue (vision.shape_candidates): where no ball was found from colour
         shaped = shape_candidates(half, self.shape_voters, self.allowed, self.r_map,
                                   (det.px - [u0 + 0.5, v0 + 0.5]) / 2, model.chroma, lit)
@@ -764,7 +779,7 @@ class TableDetector:
 
     def refine(self, image: np.ndarray, xy: np.ndarray, fill: np.ndarray, cloth: ClothModel,
                fill_map, bright: float = BRIGHT_LINEAR, found: Detections | None = None,
-               plain: bool = False) -> Detections:
+               plain: bool = False, vivid: bool = False) -> Detections:
         """Sub-pixel centres from starting table positions (M, 2) [m]; drops what is not a ball.
 
         fill: (M,) the candidates' foreground share; fill_map: () -> (h, w) foreground share at every
@@ -775,7 +790,10 @@ class TableDetector:
         ball of the cloth's hue is searched for its darker limb (``vision.limbs``), and a ball needs
         SHAPE_MIN_EDGES outline points and is never placed by its contacts; plain: no light is added to the
         frame's cloth (no projector's lit area, no halo rings): in a JPEG frame (``block_contrast``) the last
-        fit's outline points move LUMA_BLEND of the way to the luma's half-way step before a final fit."""
+        fit's outline points move LUMA_BLEND of the way to the luma's half-way step before a final fit; vivid: where
+        ``bright`` is inf (halo rings), a ball far brighter than its cloth and of its hue is searched by its
+        brightness (``vivid_bright``; not in the second search under rings, whose cloth is what the take-off of
+        the light left)."""
         cam, R = self.cam, self.R
         cloth_lin = cloth.linear_colour
         origin = cam.centre
@@ -804,13 +822,15 @@ class TableDetector:
             ref = np.where(own[:, None], local, cloth_lin)
             deg = np.full(len(own), EDGE_CHROMA_DEG)
             ball_bright = np.full(len(own), np.inf)
-            body = body_colour(image, cpx, rpx) if np.isfinite(bright) or blocky or alone else None
+            body = body_colour(image, cpx, rpx) if np.isfinite(bright) or blocky or alone or vivid else None
             if np.isfinite(bright):          # no halo rings (their remnants): balls of the cloth's own colour
                 deg = edge_chroma_deg(body, ref, bright)
                 # brightness only where colour cannot tell: a ball of the cloth's hue, or white on a grey
                 # cloth (a moving white ball's blur on green is no ball)
                 grey = hue_angle(np.ones_like(ref), ref) < LOW_CONTRAST_DEG
                 ball_bright[(hue_angle(body, ref) < LOW_CONTRAST_DEG) | grey] = bright
+            elif vivid:      # halo rings (their remnants are bright): a far brighter ball of the cloth's hue
+                ball_bright = vivid_bright(body, ref)
             low = deg < EDGE_CHROMA_DEG
             if blocky:       # JPEG: colour smeared out from the ball; start nearer the ball's own colour
                 ang = hue_angle(body, ref)

@@ -326,9 +326,10 @@ def test_a_second_searchs_ball_is_added_only_with_an_outline_and_a_body_of_its_o
     """``TableDetector.added_kept`` (the second search under halo rings): of two balls found in a clean
     frame, the second is added to a first search that found only the first; the same ball is
     refused when it was placed by its contacts (RMS NaN: a NaN must fail the RMS test, it passed
-    ``not rms > limit`` before), when its outline points span only a quarter of its circle and its
-    square is not full, when it sits on bare cloth (its body is cloth), and when it overlaps the first
-    search's ball."""
+    ``not rms > limit`` before) with its square not full, when its outline points span only a quarter
+    of its circle and its square is not full, when it sits on bare cloth (its body is cloth), and when
+    it overlaps the first search's ball; placed with a full square of a ball's colour, it is added (a
+    rack's inner ball, hard x20 seeds 5 and 30)."""
     import cv2
 
     from planner.state import TableState
@@ -349,9 +350,13 @@ def test_a_second_searchs_ball_is_added_only_with_an_outline_and_a_body_of_its_o
     def kept(ball):
         return bool(d.added_kept(first, ball, frame.image, model)[0])
     assert kept(second)
-    placed = both.take(np.array([1]))           # only its RMS NaN: the other tests pass it
+    placed = both.take(np.array([1]))           # placed by contacts: RMS NaN, no outline points
     placed.rms_px[:] = np.nan
+    placed.span[:] = 0.0
+    placed.fill[:] = SHORT_FILL - 0.1
     assert not kept(placed)
+    placed.fill[:] = 1.0
+    assert kept(placed)
     arc = both.take(np.array([1]))
     arc.span[:] = 0.25
     arc.fill[:] = SHORT_FILL - 0.1          # a short arc whose square is not full: a ring's arc
@@ -461,6 +466,34 @@ def test_a_ball_of_the_cloths_own_colour_is_searched_half_way_to_it():
     body = np.array([_turned(cloth, 7.0), _turned(cloth, 4.0), _turned(cloth, 20.0), 5.0 * grey, 0.2 * cloth])
     deg = edge_chroma_deg(body, np.array([cloth, cloth, cloth, grey, cloth]))
     np.testing.assert_allclose(deg, [3.5, EDGE_MIN_DEG, EDGE_CHROMA_DEG, EDGE_CHROMA_DEG, EDGE_CHROMA_DEG], atol=1e-9)
+
+
+def test_a_far_brighter_ball_of_the_cloths_hue_is_searched_half_way_to_its_brightness():
+    """vivid_bright: a body 6 degrees off the cloth at 6x its level -> 3.5 (half-way in level); at 3x
+    -> BRIGHT_LINEAR (half-way would be 2); at 2x (a ring's remnant is up to 1.75x) or 20 degrees off
+    (the colour step finds it) -> inf."""
+    from vision.detect import vivid_bright
+    cloth = np.array([0.016, 0.014, 0.133])
+    body = np.array([f * _turned(cloth, deg) for f, deg in ((6.0, 6.0), (3.0, 6.0), (2.0, 6.0), (4.0, 20.0))])
+    np.testing.assert_allclose(vivid_bright(body, np.array([cloth] * 4)), [3.5, BRIGHT_LINEAR, np.inf, np.inf])
+
+
+def test_a_red_and_an_orange_ball_on_a_maroon_cloth_are_found_under_halo_rings(synthetic_camera, vision):
+    """Under halo rings the outline search takes no brightness for ball (the rings' remnants are bright),
+    and a red 3 and an orange 5 in the unlit part of a maroon cloth under a tinted projector (JPEG 80: the
+    hard condition's frame of seed 5 that lost them) are 6-7 degrees from its colour, under
+    EDGE_CHROMA_DEG: no outline point. Searched by their brightness (4-5 times the cloth's,
+    ``vivid_bright``), both are found to 1.5 mm, with the yellow 1 and the striped 11, and no false ball."""
+    sc, _ = synthetic_camera
+    domain = Domain(cloth_srgb=(111, 38, 35), white_balance=(1.06, 0.926, 1.099), gradient=(0.156, 0.296),
+                    projector=(0.6, 0.5, 0.5, 0.3, 0.3), projector_rgb=(0.82, 0.82, 1.0), halo=0.6, halo_share=1.0,
+                    jpeg_quality=80)
+    st = TableState([3, 5, 1, 11], [[1.057, 0.481], [1.022, 0.366], [0.5, 1.8], [0.3, 1.0]])
+    frame = DomainRenderer(sc, domain, 0).render(st, np.random.default_rng(4))
+    det, _ = vision.detect(frame.image)
+    r, c = match(frame.truth.pos, det.xy, sc.R)
+    assert sorted(frame.truth.ids[r]) == [1, 3, 5, 11] and len(det) == 4
+    assert np.max(np.linalg.norm(frame.truth.pos[r] - det.xy[c], axis=1)) < 0.0015
 
 
 def test_a_colour_much_brighter_than_the_cloth_is_ball():
