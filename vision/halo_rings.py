@@ -36,6 +36,7 @@ RING_REACH = 3            # px: the samples either side of a line (a ring is abo
 RING_GAIN = MIN_GAIN      # 8-bit levels a line adds in its brightest channel at least
 RING_MIN_SHARE = 0.3      # share of the rays that see a line at one radius: a ring (a rack hides some of it)
 RING_HALF_WIDTH = 2.0     # px: sample points this near a ring's centre line carry its light
+BOUND_SLACK = 1e-6        # px: a group's bounding circle widened by this for its rounding (``_near_rings``)
 
 
 def halo_rings(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray) -> np.ndarray:
@@ -66,7 +67,7 @@ def _best_rings(img, centres, radii, inner, outer, step, n_ang, reach, min_gain)
         if n_rho < 1:
             continue
         r0 = inner * radii[m] - off * step
-        prof = np.empty((n_rho + 2 * off, 3))
+        prof = np.empty((n_rho + 2 * off, 3), np.int32)   # (integer levels: exact, and a third cheaper)
         counts = np.zeros(n_rho)
         for a in range(n_ang):
             ca, sa = cos[a], sin[a]
@@ -77,14 +78,12 @@ def _best_rings(img, centres, radii, inner, outer, step, n_ang, reach, min_gain)
                 for c in range(3):
                     prof[j, c] = img[y, x, c]
             for k in range(n_rho):
-                gmax = -1e9
+                gmin, gmax = 1 << 20, -(1 << 20)
                 for c in range(3):
                     g = prof[k + off, c] - max(prof[k, c], prof[k + 2 * off, c])
-                    if g < 0.0:            # darker than a side in a channel: no line here
-                        gmax = -1e9
-                        break
+                    gmin = min(gmin, g)
                     gmax = max(gmax, g)
-                if gmax >= min_gain:
+                if gmin >= 0 and gmax >= min_gain:   # no channel darker than a side, one brighter by min_gain
                     counts[k] += 1.0
         k = int(np.argmax(counts))
         lo, hi = max(k - 2, 0), min(k + 3, n_rho)     # the line's centre: the counts' centroid about the peak
@@ -95,10 +94,41 @@ def _best_rings(img, centres, radii, inner, outer, step, n_ang, reach, min_gain)
 
 
 def ring_pixels(points: np.ndarray, rings: np.ndarray) -> np.ndarray:
-    """(...) bool: which points (..., 2) [px] lie within RING_HALF_WIDTH of a ring (K, 3) (``halo_rings``)."""
-    on = np.zeros(points.shape[:-1], dtype=bool)
-    for u, v, rho in rings:
-        on |= np.abs(np.hypot(points[..., 0] - u, points[..., 1] - v) - rho) <= RING_HALF_WIDTH
+    """(...) bool: which points (..., 2) [px] lie within RING_HALF_WIDTH of a ring (K, 3) (``halo_rings``).
+    The points are taken in groups along their second last axis (a ball's sample points, ``vision.identify``):
+    a ring is measured against the points of a group only where it passes within RING_HALF_WIDTH of the
+    group's bounding circle (a rendered halo frame's 16 balls of 385 points and 4-10 rings: 0.24 ms in
+    numpy passes over every point, 0.045 ms here)."""
+    pts = np.ascontiguousarray(points, np.float64)
+    groups = pts.reshape(-1, max(pts.shape[-2], 1) if pts.ndim > 1 else 1, 2)
+    on = _near_rings(groups, np.ascontiguousarray(rings, np.float64).reshape(-1, 3), RING_HALF_WIDTH)
+    return on.reshape(points.shape[:-1])
+
+
+@njit(cache=True)
+def _near_rings(groups, rings, half_width):
+    """(B, G) bool: whether each point of groups (B, G, 2) lies within half_width of a ring (K, 3): its
+    distance |hypot(point - ring centre) - radius| as numpy's, measured only for a group whose bounding
+    circle (its box's middle, the farthest point from that) the ring's band reaches (or a non-finite one)."""
+    B, G = groups.shape[0], groups.shape[1]
+    on = np.zeros((B, G), np.bool_)
+    for b in range(B):
+        lo_x, hi_x, lo_y, hi_y = np.inf, -np.inf, np.inf, -np.inf
+        for i in range(G):
+            lo_x, hi_x = min(lo_x, groups[b, i, 0]), max(hi_x, groups[b, i, 0])
+            lo_y, hi_y = min(lo_y, groups[b, i, 1]), max(hi_y, groups[b, i, 1])
+        cx, cy = 0.5 * (lo_x + hi_x), 0.5 * (lo_y + hi_y)
+        reach = 0.0
+        for i in range(G):
+            reach = max(reach, np.hypot(groups[b, i, 0] - cx, groups[b, i, 1] - cy))
+        bounded = np.isfinite(cx) and np.isfinite(cy) and np.isfinite(reach)
+        for k in range(rings.shape[0]):
+            u, v, rho = rings[k, 0], rings[k, 1], rings[k, 2]
+            d = np.hypot(cx - u, cy - v)
+            if bounded and (d - reach > rho + half_width + BOUND_SLACK or d + reach < rho - half_width - BOUND_SLACK):
+                continue
+            for i in range(G):
+                on[b, i] |= abs(np.hypot(groups[b, i, 0] - u, groups[b, i, 1] - v) - rho) <= half_width
     return on
 
 

@@ -50,12 +50,13 @@ FINE_DIRECTIONS = DIRECTIONS + (22.5, 112.5, 67.5, 157.5)  # ... with ``fine``
 @njit(cache=True)
 def _gain(img, y, x, dx, dy):
     """(smallest, largest) channel gain of pixel (y, x) over the brighter of its two samples
-    (dx, dy) either side, and the squared difference of those samples."""
-    gmin, gmax, diff2 = 1e9, -1e9, 0.0
+    (dx, dy) either side, and the squared difference of those samples, in integer levels (exact, and
+    cheaper than a float conversion per channel)."""
+    gmin, gmax, diff2 = 1 << 20, -(1 << 20), 0
     for c in range(3):
-        a = float(img[y + dy, x + dx, c])
-        b = float(img[y - dy, x - dx, c])
-        g = float(img[y, x, c]) - max(a, b)
+        a = np.int32(img[y + dy, x + dx, c])
+        b = np.int32(img[y - dy, x - dx, c])
+        g = np.int32(img[y, x, c]) - max(a, b)
         gmin = min(gmin, g)
         gmax = max(gmax, g)
         diff2 += (a - b) * (a - b)
@@ -63,21 +64,34 @@ def _gain(img, y, x, dx, dy):
 
 
 @njit(cache=True)
-def _unline_pixel(img, out, changed, y, x, dirs, min_gain, same_share, along_share, go_on):
+def _unline_pixel(img, out, changed, y, x, dirs, across, fits, min_gain, same_share, along_share, go_on):
     """Replace pixel (y, x) of ``out`` by the surface under it if it lies on a line (module notes);
-    dirs: (4 or 8, 2) the offsets to the samples, square pairs k, k ^ 1 (row 1 = (0, reach))."""
+    dirs: (4 or 8, 2) the offsets to the samples, square pairs k, k ^ 1 (row 1 = (0, reach)); across
+    (4 or 8,) float and fits (4 or 8,) bool: scratch. Each pixel is to be looked at once (``changed``
+    is written only: reading it faulted in the zero pages of a frame-sized mask, 0.3 ms a halo frame).
+    Every direction's gain across is taken first, branch-free; the test along the line then reads the
+    square direction's (the same numbers: one gain fewer for each direction passing the first test, 14 000
+    a real halo frame)."""
     h, w = img.shape[0], img.shape[1]
-    if min(y, x, h - 1 - y, w - 1 - x) < 2 * dirs[1, 1] or changed[y, x]:
+    if min(y, x, h - 1 - y, w - 1 - x) < 2 * dirs[1, 1]:
+        return
+    some = False
+    for k in range(dirs.shape[0]):
+        gmin, gmax, diff2 = _gain(img, y, x, dirs[k, 0], dirs[k, 1])
+        across[k] = gmax
+        fits[k] = (gmax >= min_gain) & (gmin >= 0) & (diff2 <= (same_share * gmax) ** 2)
+        some |= fits[k]
+    if not some:
         return
     best = 0.0
     for k in range(dirs.shape[0]):
-        dx, dy = dirs[k, 0], dirs[k, 1]
-        gmin, gmax, diff2 = _gain(img, y, x, dx, dy)
-        if gmax < min_gain or gmin < 0.0 or diff2 > (same_share * gmax) ** 2 or gmax <= best:
+        gmax = across[k]
+        if not fits[k] or gmax <= best:
             continue
+        if across[k ^ 1] >= along_share * gmax:
+            continue                                 # brighter along the line too: a spot
+        dx, dy = dirs[k, 0], dirs[k, 1]
         px, py = dirs[k ^ 1, 0], dirs[k ^ 1, 1]      # along the line
-        if _gain(img, y, x, px, py)[1] >= along_share * gmax:
-            continue                                 # brighter along it too: a spot
         if _gain(img, y + py, x + px, dx, dy)[1] < go_on * gmax \
                 or _gain(img, y - py, x - px, dx, dy)[1] < go_on * gmax:
             continue                                 # the line stops: a short bar (a highlight)
@@ -104,10 +118,13 @@ def _brightest(img):
 
 @njit(cache=True)
 def _unline(img, out, changed, where, dirs, min_gain, same_share, along_share, go_on):
+    """``_unline_pixel`` on each True pixel of ``where`` (h, w)."""
+    across, fits = np.empty(dirs.shape[0]), np.empty(dirs.shape[0], np.bool_)
     for y in range(where.shape[0]):
         for x in range(where.shape[1]):
             if where[y, x]:
-                _unline_pixel(img, out, changed, y, x, dirs, min_gain, same_share, along_share, go_on)
+                _unline_pixel(img, out, changed, y, x, dirs, across, fits, min_gain, same_share, along_share,
+                              go_on)
 
 
 @njit(cache=True)
@@ -121,6 +138,7 @@ def _unline_blocks(img, out, changed, coarse, rows, margin, dirs, min_gain, same
     h, w = img.shape[0], img.shape[1]
     span = 2 * margin + 4
     seen = np.empty((span, w), np.bool_)
+    across, fits = np.empty(dirs.shape[0]), np.empty(dirs.shape[0], np.bool_)
     ready = 0                                   # rows above this one have their ring row cleared
     for v in range(coarse.shape[0]):
         if not rows[v]:
@@ -135,8 +153,8 @@ def _unline_blocks(img, out, changed, coarse, rows, margin, dirs, min_gain, same
                     for x in range(max(2 * u - margin, 0), min(2 * u + 2 + margin, w)):
                         if not seen[y % span, x]:
                             seen[y % span, x] = True
-                            _unline_pixel(img, out, changed, y, x, dirs, min_gain, same_share, along_share,
-                                          go_on)
+                            _unline_pixel(img, out, changed, y, x, dirs, across, fits, min_gain, same_share,
+                                          along_share, go_on)
 
 
 @njit(cache=True)
@@ -195,7 +213,8 @@ def remove_thin_lines(image: np.ndarray, reach: int, near: np.ndarray | None = N
     if near is None:
         k = 2 * int(reach) + 1
         tophat = cv2.morphologyEx(_brightest(img), cv2.MORPH_TOPHAT, np.ones((k, k), np.uint8))
-        _unline(img, out, changed, tophat >= MIN_GAIN, dirs, MIN_GAIN, SAME_SHARE, ALONG_SHARE, GO_ON)
+        where = tophat >= int(np.ceil(MIN_GAIN))  # (an integer bound: a float one converts every pixel, 10x the time)
+        _unline(img, out, changed, where, dirs, MIN_GAIN, SAME_SHARE, ALONG_SHARE, GO_ON)
     else:
         near = np.ascontiguousarray(near, np.bool_)
         _unline_blocks(img, out, changed, near, near.any(axis=1), 2, dirs, MIN_GAIN, SAME_SHARE, ALONG_SHARE,

@@ -41,6 +41,17 @@ from vision.detect import (
 from vision.detect_pixels import _any_in_disc
 from vision.edges import block_contrast
 from vision.fits import CIRCLE_ITERS, WELL_POSED, _gauss_newton_step, _robust_scale, _solve_normal3, fit_circles
+from vision.halo_rings import (
+    RING_ANGLES,
+    RING_GAIN,
+    RING_HALF_WIDTH,
+    RING_INNER,
+    RING_OUTER,
+    RING_REACH,
+    RING_STEP,
+    _best_rings,
+    ring_pixels,
+)
 from vision.identify import (
     COLOUR_NAMES,
     BallFeatures,
@@ -54,7 +65,16 @@ from vision.identify import (
 from vision.limbs import limb_circles, limb_points
 from vision.play_area import EDGE_IN, EDGE_OUT, SIDE_TOL_DEG, TANGENT_SPAN, _cloth_edge, _tangent_keys
 from vision.steps import N_RAYS, ray_directions
-from vision.thin_lines import ALONG_SHARE, GO_ON, MIN_GAIN, SAME_SHARE, _brightest, _unline, _unline_blocks
+from vision.thin_lines import (
+    ALONG_SHARE,
+    GO_ON,
+    MIN_GAIN,
+    SAME_SHARE,
+    _brightest,
+    _sample_offsets,
+    _unline,
+    _unline_blocks,
+)
 
 
 def _outlines(rng, m, n):
@@ -501,6 +521,96 @@ def test_line_blocks_equal_the_line_search_over_their_pixels():
     _unline_blocks(image, out_b, changed_b, near, near.any(axis=1), 2, *args)
     assert changed_a.sum() > 50
     assert np.array_equal(changed_a, changed_b) and np.array_equal(out_a, out_b)
+
+
+def _lined_image(rng):
+    """(120, 160, 3) uint8: a blurred random surface with thin lines of added light (a ring, a slanted line)."""
+    image = cv2.GaussianBlur(rng.integers(60, 160, (120, 160, 3), dtype=np.uint8), (0, 0), 1.5)
+    cv2.circle(image, (80, 60), 40, (230, 230, 230), 1)
+    cv2.circle(image, (70, 55), 22, (120, 250, 200), 2)
+    cv2.line(image, (10, 100), (150, 80), (200, 220, 210), 1)
+    return image
+
+
+def _plain_unline(image, reach, fine):
+    """(out, changed) of the line test of vision.thin_lines in plain float numpy, every pixel at least
+    2 reach inside the frame, the directions in order (a later one taken only where it gains more)."""
+    img = image.astype(np.float64)
+    h, w = img.shape[:2]
+    m = 2 * reach
+    def at(dy, dx):
+        return img[m + dy:h - m + dy, m + dx:w - m + dx]
+    def gain(oy, ox, dy, dx):                     # the gains of the pixels (oy, ox) off, across (dy, dx)
+        a, b = at(oy + dy, ox + dx), at(oy - dy, ox - dx)
+        g = at(oy, ox) - np.maximum(a, b)
+        return g.min(axis=2), g.max(axis=2), ((a - b) ** 2).sum(axis=2)
+    dirs = _sample_offsets(reach, fine)
+    out, changed = image.copy(), np.zeros((h, w), bool)
+    best = np.zeros((h - 2 * m, w - 2 * m))
+    for k, (dx, dy) in enumerate(dirs):
+        px, py = dirs[k ^ 1]
+        gmin, gmax, diff2 = gain(0, 0, dy, dx)
+        take = ((gmax >= MIN_GAIN) & (gmin >= 0) & (diff2 <= (SAME_SHARE * gmax) ** 2) & (gmax > best)
+                & (gain(0, 0, py, px)[1] < ALONG_SHARE * gmax)
+                & (gain(py, px, dy, dx)[1] >= GO_ON * gmax) & (gain(-py, -px, dy, dx)[1] >= GO_ON * gmax))
+        best[take] = gmax[take]
+        changed[m:h - m, m:w - m] |= take
+        surface = (at(dy, dx).astype(np.int64) + at(-dy, -dx).astype(np.int64) + 1) // 2
+        out[m:h - m, m:w - m][take] = surface[take]
+    return out, changed
+
+
+def test_line_search_equals_the_plain_float_test():
+    rng = np.random.default_rng(12)
+    image = _lined_image(rng)
+    everywhere = np.ones(image.shape[:2], bool)
+    for reach, fine in ((2, False), (3, False), (3, True), (5, True)):
+        out, changed = image.copy(), np.zeros(image.shape[:2], bool)
+        _unline(image, out, changed, everywhere, _sample_offsets(reach, fine), MIN_GAIN, SAME_SHARE, ALONG_SHARE,
+                GO_ON)
+        want_out, want_changed = _plain_unline(image, reach, fine)
+        assert changed.sum() > 100
+        assert np.array_equal(changed, want_changed) and np.array_equal(out, want_out)
+
+
+def test_best_rings_equal_the_plain_ray_profiles():
+    rng = np.random.default_rng(13)
+    image = cv2.GaussianBlur(rng.integers(40, 200, (160, 200, 3), dtype=np.uint8), (0, 0), 1.0)
+    cv2.circle(image, (70, 80), 24, (250, 250, 250), 2)
+    cv2.circle(image, (150, 60), 30, (240, 255, 245), 2)
+    centres = np.array([[70.3, 79.6], [150.0, 60.4], [190.0, 150.0], [30.0, 30.0]])
+    radii = np.array([12.0, 14.5, 13.0, 11.0])
+    rho, share = _best_rings(image, centres, radii, RING_INNER, RING_OUTER, RING_STEP, RING_ANGLES, RING_REACH,
+                             RING_GAIN)
+    off = int(round(RING_REACH / RING_STEP))
+    a = 2.0 * np.pi * np.arange(RING_ANGLES) / RING_ANGLES
+    for m, ((cu, cv), r) in enumerate(zip(centres, radii)):
+        n_rho = int((RING_OUTER - RING_INNER) * r / RING_STEP)
+        d = RING_INNER * r - off * RING_STEP + RING_STEP * np.arange(n_rho + 2 * off)
+        x = np.clip(np.rint(cu + d[None] * np.cos(a)[:, None]).astype(int), 0, image.shape[1] - 1)
+        y = np.clip(np.rint(cv + d[None] * np.sin(a)[:, None]).astype(int), 0, image.shape[0] - 1)
+        prof = image[y, x].astype(np.float64)                       # (rays, samples, 3)
+        g = prof[:, off:off + n_rho] - np.maximum(prof[:, :n_rho], prof[:, 2 * off:])
+        counts = ((g >= 0).all(axis=2) & (g.max(axis=2) >= RING_GAIN)).sum(axis=0).astype(np.float64)
+        k = int(np.argmax(counts))
+        lo, hi = max(k - 2, 0), min(k + 3, n_rho)
+        mid = (np.arange(lo, hi) * counts[lo:hi]).sum() / max(counts[lo:hi].sum(), 1.0) if counts[k] > 0 else k
+        assert rho[m] == RING_INNER * r + RING_STEP * mid and share[m] == counts[k] / RING_ANGLES
+    assert share[:2].min() > 0.8 and share[2:].max() < 0.3                # (rings found about the first two)
+
+
+def test_ring_pixels_equal_the_distance_to_every_ring():
+    rng = np.random.default_rng(14)
+    balls = rng.uniform(20, 180, (9, 1, 2)) + rng.uniform(-10, 10, (9, 60, 2))      # 9 groups of 60 points
+    balls[4, 7] = np.nan                                                             # (a group without a bound)
+    rings = np.concatenate([rng.uniform(20, 180, (6, 2)), rng.uniform(15, 40, (6, 1))], axis=1)
+    rings[5] = [balls[2, 0, 0] + 25.0 + RING_HALF_WIDTH, balls[2, 0, 1], 25.0]       # a point on a band's edge
+    for points in (balls, balls[0], balls[:0], balls.reshape(3, 3, 60, 2)):
+        want = np.zeros(points.shape[:-1], bool)
+        for u, v, rho in rings:
+            want |= np.abs(np.hypot(points[..., 0] - u, points[..., 1] - v) - rho) <= RING_HALF_WIDTH
+        assert np.array_equal(ring_pixels(points, rings), want)
+    assert 20 < ring_pixels(balls, rings).sum() < balls.size // 4 and ring_pixels(balls, rings)[2, 0]
 
 
 def test_near_points_equal_the_points_dilated_by_a_square():
