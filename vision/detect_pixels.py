@@ -239,7 +239,7 @@ def jaw_candidates(half: np.ndarray, classes: np.ndarray, region: np.ndarray, ho
     and ``classify``'s ``classes``; r_half the ball radius, box the fill square [px]), with the play area
     taken out to the ``jaw_area`` there. Returns (centres (M, 2) [half-resolution px], fill (M,)) of the
     peaks in the jaw area only."""
-    pockets = hole & (region > 0)
+    pockets = hole.view(np.uint8) & region    # (1 on them)
     h, w = region.shape
     step = 4                              # (labelled at a quarter of this resolution, any pixel of a cell: cheap)
     _, _, stats, _ = cv2.connectedComponentsWithStats(_any_in_cells(pockets).view(np.uint8), ltype=cv2.CV_16U)
@@ -249,14 +249,14 @@ def jaw_candidates(half: np.ndarray, classes: np.ndarray, region: np.ndarray, ho
     for x, y, bw, bh, _ in stats[1:] * [step, step, step, step, 1]:
         x0, y0 = max(0, x - reach), max(0, y - reach)
         sl = (slice(y0, min(h, y + bh + step + reach)), slice(x0, min(w, x + bw + step + reach)))
-        jaw = jaw_area(classes[sl], region[sl], np.ascontiguousarray(pockets[sl]), r_half)
-        if not jaw.any():                 # (most pockets: the play area reaches the cushions' backs)
+        jaw = jaw_area(classes[sl], region[sl], pockets[sl], r_half)
+        ju, jv, jw, jh = cv2.boundingRect(jaw.view(np.uint8))
+        if jw == 0:                       # (most pockets: the play area reaches the cushions' backs)
             continue
-        v, u = np.nonzero(jaw)            # the candidates' window: the jaw area and a ball's reach about it
-        u0, v0 = max(0, x0 + u.min() - pad), max(0, y0 + v.min() - pad)
-        win = (slice(v0, min(h, y0 + v.max() + 1 + pad)), slice(u0, min(w, x0 + u.max() + 1 + pad)))
-        area = np.zeros(region.shape, bool)[win]
-        area[y0 - v0 + v, x0 - u0 + u] = True
+        u0, v0 = max(0, x0 + ju - pad), max(0, y0 + jv - pad)   # the candidates' window: the jaw area and a
+        win = (slice(v0, min(h, y0 + jv + jh + pad)), slice(u0, min(w, x0 + ju + jw + pad)))   # ball's reach about it
+        area = np.zeros((win[0].stop - v0, win[1].stop - u0), bool)
+        area[y0 + jv - v0:y0 + jv + jh - v0, x0 + ju - u0:x0 + ju + jw - u0] = jaw[jv:jv + jh, ju:ju + jw]
         seen = region[win] | area.view(np.uint8)
         fg = (classes[win] & FOREGROUND) * seen * np.uint8(255 // FOREGROUND)
         count = cv2.boxFilter(seen, cv2.CV_32F, (box, box), normalize=False)
@@ -268,7 +268,7 @@ def jaw_candidates(half: np.ndarray, classes: np.ndarray, region: np.ndarray, ho
 
 
 def _any_in_cells(mask: np.ndarray) -> np.ndarray:
-    """(ceil(h / 4), ceil(w / 4)) bool: whether any pixel of each 4 x 4 cell of ``mask`` ((h, w) bool) is set
+    """(ceil(h / 4), ceil(w / 4)) bool: whether any pixel of each 4 x 4 cell of ``mask`` ((h, w) bool or uint8) is set
     (four pixels of a row read as one uint32: about 15 us at half resolution, cv2.resize 80 us)."""
     h, w = mask.shape
     if h % 4 or w % 4:
@@ -280,27 +280,26 @@ def _any_in_cells(mask: np.ndarray) -> np.ndarray:
 def jaw_area(classes: np.ndarray, region: np.ndarray, pockets: np.ndarray, r_half: float) -> np.ndarray:
     """(h, w) bool: where a ball in a corner's jaws may lie outside the play area ``region`` ((h, w) uint8),
     at half resolution (r_half the ball radius [px]): within JAW_NEAR radii of the pocket holes inside the
-    play area (``pockets`` (h, w) bool), JAW_GROW radii beyond the play area's side, and JAW_CLOTH radii of
+    play area (``pockets`` (h, w) uint8, 1 on them), JAW_GROW radii beyond the play area's side, and JAW_CLOTH radii of
     a cushion's strip of cloth outside it (``classify``'s ``classes``: CLOTH at least JAW_STRIP radii wide;
     the play area's side lies on a shaded cushion's nose, the cushion and the jaw's balls beyond it).
     Beside a rail (the side on the cushion's back) there is no such strip: a marker there stays out.
     Distances are whole pixels (rounded) and the 3 x 3 mask's approximation of the Euclidean."""
-    outside = region == 0
-    cloth = ((classes & CLOTH) > 0) & outside
+    cloth = (classes & CLOTH) > region    # (outside it)
     k = 2 * int(round(JAW_STRIP / 2 * r_half)) + 1
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
     core = cv2.erode(cloth.view(np.uint8), disc)   # (the opening: this, dilated; empty when this is)
     if not core.any():                    # (a window over the rails, or the play area reaching the cushions' backs)
         return np.zeros(region.shape, bool)
     strip = cv2.dilate(core, disc)
+    near, grow, reach = (round(radii * r_half) + 0.5 for radii in (JAW_NEAR, JAW_GROW, JAW_CLOTH))
     # (the jaw area lies near both the strip and the pockets: only a box about them is measured, exactly)
-    box = _near_box(strip, JAW_CLOTH * r_half, _near_box(pockets.view(np.uint8), JAW_NEAR * r_half))
     area = np.zeros(region.shape, bool)
-    if box is None:
-        return area
-    def within(mask, radii):              # (pixels of the box within this many ball radii of the mask)
-        return _within(mask, round(radii * r_half) + 0.5, box)
-    area[box] = outside[box] & within(pockets, JAW_NEAR) & within(region, JAW_GROW) & within(strip, JAW_CLOTH)
+    box = _near_box(pockets, near)
+    box = box and _near_box(strip, reach, box)
+    if box:
+        area[box] = ((region[box] == 0) & _within(pockets, near, box) & _within(region, grow, box)
+                     & _within(strip, reach, box))
     return area
 
 
@@ -314,16 +313,16 @@ def _reach_px(dist: float) -> int:
     return int(dist / CHAMFER_STEP) + 1
 
 
-def _near_box(mask: np.ndarray, dist: float, within: tuple | None = (slice(None), slice(None))) -> tuple | None:
+def _near_box(mask: np.ndarray, dist: float, within: tuple | None = None) -> tuple | None:
     """The (rows, columns) slices of ``mask`` ((h, w) uint8) bounding every pixel within the 3 x 3 mask's
     distance dist [px] of its set pixels (``_reach_px`` about their bounding box), inside the slices
-    ``within``; None when that is empty (or ``within`` is None)."""
+    ``within`` (default: all of it); None when that is empty."""
     x, y, bw, bh = cv2.boundingRect(mask)
-    if within is None or bw == 0:
+    if bw == 0:
         return None
     e = _reach_px(dist)
     h, w = mask.shape
-    rows, cols = within
+    rows, cols = within or (slice(None), slice(None))
     (y0, y1, _), (x0, x1, _) = rows.indices(h), cols.indices(w)
     y0, y1, x0, x1 = max(y0, y - e), min(y1, y + bh + e), max(x0, x - e), min(x1, x + bw + e)
     return (slice(y0, y1), slice(x0, x1)) if y0 < y1 and x0 < x1 else None
