@@ -139,6 +139,8 @@ JAW_GROW = 1.0                     # ... this near the play area's side ...
 JAW_CLOTH = 1.5                    # ... and this near a cushion's strip of cloth outside the play area ...
 JAW_STRIP = 0.6                    # ... at least this many radii wide (0.38 kept a cloth-coloured speck on a rail's
                                    # marker by a pocket: 3 false balls on real frames; 0.9 lost a ball)
+CHAMFER_STEP = 0.955               # px: cv2.distanceTransform's DIST_L2 3 x 3 mask, a step along a row or column (the
+                                   # least per pixel of the larger coordinate difference: a diagonal step 1.3693)
 AT_POCKET = 1.25                   # ball radii from a pocket hole's nearest pixel to a centre at a pocket (the real
                                    # back walls' fits 0.6-0.9)
 GLINT = 1.0                        # a ball at a pocket: its highlight at least this many times the lit cloth's
@@ -278,7 +280,7 @@ def _any_in_cells(mask: np.ndarray) -> np.ndarray:
 
 
 def jaw_area(classes: np.ndarray, region: np.ndarray, pockets: np.ndarray, r_half: float) -> np.ndarray:
-    """(h, w) bool: where a ball in a corner's jaws may lie outside the play area ``region`` ((h, w) uint8),
+    """(h, w) bool: where a ball in a corner's jaws may lie outside the play area ``region`` ((h, w) uint8, 1 on it),
     at half resolution (r_half the ball radius [px]): within JAW_NEAR radii of the pocket holes inside the
     play area (``pockets`` (h, w) uint8, 1 on them), JAW_GROW radii beyond the play area's side, and JAW_CLOTH radii of
     a cushion's strip of cloth outside it (``classify``'s ``classes``: CLOTH at least JAW_STRIP radii wide;
@@ -301,10 +303,6 @@ def jaw_area(classes: np.ndarray, region: np.ndarray, pockets: np.ndarray, r_hal
         area[box] = ((region[box] == 0) & _within(pockets, near, box) & _within(region, grow, box)
                      & _within(strip, reach, box))
     return area
-
-
-CHAMFER_STEP = 0.955                  # cv2.distanceTransform's DIST_L2 3 x 3 mask: the step along a row or column (and
-                                      # the shortest per pixel of the larger coordinate difference: a diagonal 1.3693)
 
 
 def _reach_px(dist: float) -> int:
