@@ -39,6 +39,10 @@ def _step_points(image, outline, normals, off, cloth, shade):
     h, w = image.shape[0], image.shape[1]
     pts = np.empty((M, N, 2))
     strength = np.empty((M, N))
+    # the C-ordered image's bytes, indexed unsigned (pixel (x, y)'s channel c at 3 (y w + x) + c): no
+    # negative-index test at each of a sample's twelve reads
+    flat = image.ravel()
+    row, px = np.uint64(3 * w), np.uint64(3)
     prof = np.empty((K, 3))
     e = np.empty(K - 1)
     full = np.empty(K - 1)
@@ -51,9 +55,11 @@ def _step_points(image, outline, normals, off, cloth, shade):
                 y = min(max(oy + off[k] * dy, 0.0), h - 1.001)
                 x0, y0 = int(x), int(y)
                 fx, fy = x - x0, y - y0
+                p = np.uint64(y0) * row + px * np.uint64(x0)
                 for c in range(3):
-                    i00, i01 = float(image[y0, x0, c]), float(image[y0, x0 + 1, c])
-                    i10, i11 = float(image[y0 + 1, x0, c]), float(image[y0 + 1, x0 + 1, c])
+                    q = p + np.uint64(c)
+                    i00, i01 = float(flat[q]), float(flat[q + px])
+                    i10, i11 = float(flat[q + row]), float(flat[q + row + px])
                     a = i00 + (i01 - i00) * fx
                     prof[k, c] = a + (i10 + (i11 - i10) * fx - a) * fy
             best, kb = -1.0, 0
@@ -115,9 +121,11 @@ def steps_along(image: np.ndarray, outline: np.ndarray, normals: np.ndarray, hal
 def _all_done(done, y0, y1, x0, x1):
     """Whether done[y0:y1, x0:x1] (bool) is all True (an empty window is)."""
     for y in range(y0, y1):
-        for x in range(x0, x1):
-            if not done[y, x]:
-                return False
+        row = 1
+        for x in range(x0, x1):           # (a whole row without a branch: the compiler vectorises it)
+            row &= done[y, x]
+        if not row:
+            return False
     return True
 
 
@@ -143,6 +151,57 @@ def _new_squares(centres, reach, done, slack):
     return out[:k]
 
 
+@njit(cache=True)
+def _reflect_101(p, n):
+    """Index p folded into [0, n) as cv2's BORDER_REFLECT_101 folds it (cv2.borderInterpolate)."""
+    if n == 1:
+        return 0
+    while p < 0 or p >= n:
+        p = -p if p < 0 else 2 * n - 2 - p
+    return p
+
+
+@njit(cache=True)
+def _copy_run(src, a, dst, b, n):
+    """dst[b:b + n] = src[a:a + n] (1-D uint8, a, b >= 0): indexed unsigned, which spares the compiler
+    the negative-index test and lets it copy many bytes at a time (15 x a signed loop's speed)."""
+    a, b = np.uint64(a), np.uint64(b)
+    for j in range(np.uint64(n)):
+        dst[b + j] = src[a + j]
+
+
+@njit(cache=True)
+def _gather_windows(image, C, squares, pad, hh, ww, strip):
+    """Into strip (hh, K * ww * C): side by side, each square's (K, 4: x0, y0, x1, y1 [px]) window of
+    image (h, w * C: C channels a pixel) from pad px above and left of it, hh x ww px, as
+    cv2.copyMakeBorder (BORDER_REFLECT_101) fills out the part of the window inside the image where the
+    image's edge cuts it."""
+    h, w = image.shape[0], image.shape[1] // C
+    n = ww * C
+    for k in range(squares.shape[0]):
+        top, left = squares[k, 1] - pad, squares[k, 0] - pad
+        ya, xa = max(0, top), max(0, left)
+        ny, nx = min(h, top + hh) - ya, min(w, left + ww) - xa
+        for i in range(hh):
+            src, dst = image[ya + _reflect_101(top + i - ya, ny)], strip[i]
+            if 0 <= left and left + ww <= w:
+                _copy_run(src, left * C, dst, k * n, n)
+                continue
+            for j in range(ww):                 # (a window cut by the image's edge: pixel by pixel)
+                x = xa + _reflect_101(left + j - xa, nx)
+                _copy_run(src, x * C, dst, (k * ww + j) * C, C)
+
+
+@njit(cache=True)
+def _scatter_squares(smooth, C, squares, pad, ww, out):
+    """Each square's (K, 4: x0, y0, x1, y1 [px]) pixels of the strip smooth (hh, K * ww * C), as
+    ``_gather_windows`` laid its windows out, into out (h, w * C: C channels a pixel) at the square's place."""
+    for k in range(squares.shape[0]):
+        x0, y0, x1, y1 = squares[k, 0], squares[k, 1], squares[k, 2], squares[k, 3]
+        for y in range(y0, y1):
+            _copy_run(smooth[pad + y - y0], (k * ww + pad) * C, out[y], x0 * C, (x1 - x0) * C)
+
+
 class SmoothedNear:
     """A uint8 image (h, w, C) smoothed by a Gaussian of ``sigma`` [px] only where asked for (a
     frame's balls' search lines cover about a seventh of it): ``about`` smooths a square about each
@@ -155,7 +214,10 @@ class SmoothedNear:
 
     def __init__(self, image: np.ndarray, sigma: float):
         self.image, self.sigma = image, float(sigma)
-        self.out = np.empty_like(image)
+        self.out = np.empty(image.shape, image.dtype)     # (C-ordered: its reshaped view below is one)
+        # (h, w * C) views of both (C channels a pixel) for the compiled copies
+        self._channels = int(np.prod(image.shape[2:]))
+        self._image, self._out = (a.reshape(a.shape[0], -1) for a in (image, self.out))
         self.done = np.zeros(image.shape[:2], bool)
         self.pad = int(math.ceil(4 * sigma)) + 1
 
@@ -172,16 +234,10 @@ class SmoothedNear:
                           self.SLACK)
         if not sq.shape[0]:
             return self.out
-        squares = sq.tolist()
         ww, hh = int((sq[:, 2] - sq[:, 0]).max()) + 2 * pad, int((sq[:, 3] - sq[:, 1]).max()) + 2 * pad
-        strip = np.empty((hh, ww * len(squares)) + self.image.shape[2:], self.image.dtype)
-        for k, (x0, y0, x1, y1) in enumerate(squares):
-            top, left = y0 - pad, x0 - pad
-            window = self.image[max(0, top):min(h, top + hh), max(0, left):min(w, left + ww)]
-            cut = (max(0, -top), max(0, top + hh - h), max(0, -left), max(0, left + ww - w))
-            strip[:, k * ww:(k + 1) * ww] = cv2.copyMakeBorder(window, *cut, cv2.BORDER_REFLECT_101) if any(cut) \
-                else window
+        C = self._channels
+        strip = np.empty((hh, ww * sq.shape[0]) + self.image.shape[2:], self.image.dtype)
+        _gather_windows(self._image, C, sq, pad, hh, ww, strip.reshape(hh, -1))
         smooth = cv2.GaussianBlur(strip, (0, 0), self.sigma)
-        for k, (x0, y0, x1, y1) in enumerate(squares):
-            self.out[y0:y1, x0:x1] = smooth[pad:pad + y1 - y0, k * ww + pad:k * ww + pad + x1 - x0]
+        _scatter_squares(smooth.reshape(hh, -1), C, sq, pad, ww, self._out)
         return self.out

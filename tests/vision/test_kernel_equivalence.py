@@ -188,6 +188,68 @@ def test_smoothed_squares_equal_the_whole_frame_smoothed_wherever_asked():
             assert np.array_equal(out[smooth.done], full[smooth.done])
 
 
+def test_gathered_windows_equal_cv2_bordered_windows():
+    """``vision.steps._gather_windows`` lays out each square's window as the window cut to the image and
+    filled out by cv2.copyMakeBorder (BORDER_REFLECT_101) would be: windows inside, across one edge or
+    corner, and wider than the image (folded more than once); ``_scatter_squares`` puts each square back."""
+    from vision.steps import _gather_windows, _scatter_squares
+    rng = np.random.default_rng(7)
+    img = rng.integers(0, 256, (9, 12, 3), dtype=np.uint8)
+    h, w = img.shape[:2]
+    pad, hh, ww = 5, 13, 14
+    squares = np.array([[5, 3, 9, 6], [0, 0, 3, 2], [9, 7, 12, 9], [-3, -4, 16, 13], [11, 8, 12, 9], [6, 0, 7, 1]])
+    strip = np.empty((hh, ww * len(squares), 3), np.uint8)
+    _gather_windows(img.reshape(h, -1), 3, squares, pad, hh, ww, strip.reshape(hh, -1))
+    for k, (x0, y0, x1, y1) in enumerate(squares):
+        top, left = y0 - pad, x0 - pad
+        window = img[max(0, top):min(h, top + hh), max(0, left):min(w, left + ww)]
+        cut = (max(0, -top), max(0, top + hh - h), max(0, -left), max(0, left + ww - w))
+        assert np.array_equal(strip[:, k * ww:(k + 1) * ww], cv2.copyMakeBorder(window, *cut, cv2.BORDER_REFLECT_101))
+    inside = squares[[0, 1, 2, 5]]                   # (squares do not overlap; their windows do)
+    out = np.zeros_like(img)
+    _gather_windows(img.reshape(h, -1), 3, inside, pad, hh, ww, strip.reshape(hh, -1))
+    _scatter_squares(strip.reshape(hh, -1), 3, inside, pad, ww, out.reshape(h, -1))
+    for x0, y0, x1, y1 in inside:
+        assert np.array_equal(out[y0:y1, x0:x1], img[y0:y1, x0:x1])
+
+
+def test_step_points_equal_the_plain_numpy_search():
+    """``vision.steps.steps_along`` (compiled, the image read as unsigned byte offsets) equals the search it
+    describes in numpy: clipped bilinear samples every STEP px, neighbours' squared colour differences less
+    the shade's part along the cloth, the parabola vertex about the strongest; lines running off the image."""
+    from vision.steps import STEP, steps_along
+    rng = np.random.default_rng(11)
+    image = cv2.GaussianBlur(rng.integers(0, 256, (60, 80, 3), dtype=np.uint8), (0, 0), 1.5)
+    outline = rng.uniform(-5, [85, 65], (5, 16, 2))
+    t = rng.uniform(0, 2 * np.pi, (5, 16))
+    normals = np.stack([np.cos(t), np.sin(t)], axis=-1)
+    cloth, along, hw = np.array([0.3, 0.8, 0.4]), 0.5, 4.0
+    pts, strength = steps_along(image, outline, normals, hw, cloth, along)
+    off = np.arange(-hw, hw + 1e-9, STEP)
+    h, w = image.shape[:2]
+    x = np.clip(outline[..., None, 0] + off * normals[..., None, 0], 0.0, w - 1.001)
+    y = np.clip(outline[..., None, 1] + off * normals[..., None, 1], 0.0, h - 1.001)
+    x0, y0 = x.astype(np.intp), y.astype(np.intp)
+    fx, fy = (x - x0)[..., None], (y - y0)[..., None]
+    i00, i01 = image[y0, x0].astype(float), image[y0, x0 + 1].astype(float)
+    i10, i11 = image[y0 + 1, x0].astype(float), image[y0 + 1, x0 + 1].astype(float)
+    a = i00 + (i01 - i00) * fx
+    prof = a + (i10 + (i11 - i10) * fx - a) * fy
+    d = np.diff(prof, axis=-2)
+    u = cloth / np.linalg.norm(cloth)
+    full = d[..., 0] * d[..., 0] + d[..., 1] * d[..., 1] + d[..., 2] * d[..., 2]
+    shade = d[..., 0] * u[0] + d[..., 1] * u[1] + d[..., 2] * u[2]
+    e = full - (1.0 - along * along) * shade * shade
+    kb = np.clip(e.argmax(axis=-1), 1, off.size - 3)[..., None]
+    e0, e1, e2 = (np.take_along_axis(e, kb + j, axis=-1)[..., 0] for j in (-1, 0, 1))
+    den = e0 - 2.0 * e1 + e2
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sub = np.where(den < 0, np.clip(0.5 * (e0 - e2) / den, -0.5, 0.5), 0.0)
+    pos = off[0] + (kb[..., 0] + 0.5 + sub) * STEP
+    assert np.array_equal(pts, outline + pos[..., None] * normals)
+    assert np.array_equal(strength, np.sqrt(np.take_along_axis(full, kb, axis=-1)[..., 0]))
+
+
 def test_hue_tables_equal_the_sine_and_cosine_of_every_hue_angle():
     """``vision.identify`` looks the circular hue mean's cosine and sine up per 8-bit hue: the same
     values as np.cos / np.sin of the angles, wherever they lie in an array of any length."""
