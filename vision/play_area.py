@@ -43,8 +43,11 @@ def play_area(classes: np.ndarray) -> np.ndarray:
     bits (see the module notes). Raises ValueError if no cloth-coloured region is found."""
     cloth = _opened_cloth(classes)
     outline = cloth_outline(cloth)
-    # (the outline's whole numbers: cv2's integer hull, the same vertices, 0.17 against 0.24 ms for float32)
-    hull = cv2.convexHull(outline.astype(np.int32))[:, 0, :].astype(np.float64)
+    # (the outline's whole numbers: cv2's integer hull, the same vertices, 0.17 against 0.24 ms for float32;
+    # of its rows' end points only: a point with others either side in its row is on no hull's corner, and
+    # cv2 returns the same array, 0.12 -> 0.05 ms on a real frame's 3700 points)
+    pts = outline.astype(np.int32)
+    hull = cv2.convexHull(pts[row_ends(pts)])[:, 0, :].astype(np.float64)
     corners = quadrilateral(outline, hull)
     if corners is not None:
         corners = to_cloth_edges(corners, cloth)
@@ -75,7 +78,8 @@ def quadrilateral(outline: np.ndarray, hull: np.ndarray) -> np.ndarray | None:
     (N, 2; a closed contour's whole-number points), or None. A side is fitted to the outline points that lie on the convex hull (N, 2),
     run along one of the two directions of the outline's minimum-area rectangle, and lie on that
     side of its centre; pockets, slits (a baulk line) and corner curves are not on a side."""
-    on = _near_polygon(outline, hull, outline.max(axis=0))
+    # (the columns' maxima one at a time: numpy's max over the short rows took 0.06 ms)
+    on = _near_polygon(outline, hull, np.array([outline[:, 0].max(), outline[:, 1].max()]))
     # each point's tangent (the points TANGENT_SPAN either side) is a pair of whole numbers: its angle
     # [deg, mod 180] and the tests on it are taken once per pair that occurs (0.15 ms a frame less)
     key, reach = _tangent_keys(outline, TANGENT_SPAN)
@@ -97,6 +101,23 @@ def quadrilateral(outline: np.ndarray, hull: np.ndarray) -> np.ndarray | None:
     if any(c is None for c in corners):
         return None
     return np.array(corners)
+
+
+@njit(cache=True)
+def row_ends(pts):
+    """(N,) bool: the points (N, 2) of whole numbers (x, y) that are the leftmost or the rightmost of
+    their row y (every corner of the points' convex hull is one)."""
+    y0 = pts[:, 1].min()
+    rows = pts[:, 1].max() - y0 + 1
+    lo, hi = np.full(rows, pts[:, 0].max()), np.full(rows, pts[:, 0].min())
+    for i in range(pts.shape[0]):
+        r = pts[i, 1] - y0
+        lo[r], hi[r] = min(lo[r], pts[i, 0]), max(hi[r], pts[i, 0])
+    out = np.empty(pts.shape[0], np.bool_)
+    for i in range(pts.shape[0]):
+        r = pts[i, 1] - y0
+        out[i] = pts[i, 0] == lo[r] or pts[i, 0] == hi[r]
+    return out
 
 
 @njit(cache=True)

@@ -7,7 +7,7 @@ import numpy as np
 from planner.state import ball_class
 from vision.balls import LINEAR_LUT, SRGB_LUT
 from vision.camera import silhouette_circles
-from vision.candidates import _peaks
+from vision.candidates import _peaks, judged_fg
 from vision.cloth import (
     CHROMA_TAN,
     LIGHT_COARSE,
@@ -63,7 +63,7 @@ from vision.identify import (
     id_costs,
 )
 from vision.limbs import limb_circles, limb_points
-from vision.play_area import EDGE_IN, EDGE_OUT, SIDE_TOL_DEG, TANGENT_SPAN, _cloth_edge, _tangent_keys
+from vision.play_area import EDGE_IN, EDGE_OUT, SIDE_TOL_DEG, TANGENT_SPAN, _cloth_edge, _tangent_keys, row_ends
 from vision.steps import N_RAYS, ray_directions
 from vision.thin_lines import (
     ALONG_SHARE,
@@ -771,6 +771,38 @@ def test_integer_hull_equals_the_float_hull():
         outline = max(cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
         pts = outline[:, 0, :].astype(np.float64)
         np.testing.assert_array_equal(cv2.convexHull(pts.astype(np.int32)), cv2.convexHull(pts.astype(np.float32)))
+
+
+def test_hull_of_the_rows_ends_equals_the_hull():
+    """``vision.play_area.row_ends`` marks each row's leftmost and rightmost points (a plain loop over
+    the rows), and cv2's hull of them is the same array as of all the outline's points."""
+    rng = np.random.default_rng(16)
+    for _ in range(200):
+        blob = np.zeros((80, 120), np.uint8)
+        for _ in range(rng.integers(1, 6)):
+            centre = tuple(int(v) for v in rng.integers(10, [110, 70]))
+            if rng.random() < 0.5:
+                cv2.circle(blob, centre, int(rng.integers(3, 30)), 1, -1)
+            else:                       # (straight runs along rows and columns)
+                cv2.rectangle(blob, centre, tuple(int(v) for v in rng.integers(0, [120, 80])), 1, -1)
+        outline = max(cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)[0], key=cv2.contourArea)
+        pts = outline[:, 0, :].astype(np.int32)
+        want = np.zeros(len(pts), bool)
+        for y in np.unique(pts[:, 1]):
+            row = pts[:, 1] == y
+            want |= row & ((pts[:, 0] == pts[row, 0].min()) | (pts[:, 0] == pts[row, 0].max()))
+        keep = row_ends(pts)
+        np.testing.assert_array_equal(keep, want)
+        np.testing.assert_array_equal(cv2.convexHull(pts[keep]), cv2.convexHull(pts))
+
+
+def test_judged_foreground_equals_the_masked_and():
+    """``vision.candidates.judged_fg`` equals cv2's masked and of the foreground with itself, for any
+    nonzero ``known`` values."""
+    rng = np.random.default_rng(17)
+    fg = rng.integers(0, 256, (37, 53), dtype=np.uint8)
+    known = rng.integers(0, 3, (37, 53), dtype=np.uint8) * rng.integers(0, 256, (37, 53), dtype=np.uint8)
+    np.testing.assert_array_equal(judged_fg(fg, known), cv2.bitwise_and(fg, fg, mask=known))
 
 
 def test_cloth_colour_kernels_equal_the_numpy_expressions():
