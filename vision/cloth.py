@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -211,6 +211,53 @@ def _lit_range(s: np.ndarray, chroma: np.ndarray, tinted: bool = False):
         if lit_data != (0.0, 0.0):
             return data, lit_data
     return light, lit
+
+
+def unlit_samples(half: np.ndarray, bright: np.ndarray, su: np.ndarray, sv: np.ndarray, model: ClothModel):
+    """(near (N,) bool, ok (N,) bool) of the samples at columns su, rows sv (N,) of a BGR uint8 image
+    (h, w, 3) with the lit cloth's brightness ``bright`` (h, w): ok, a colour with a norm above 20; near,
+    one of those off ``model``'s lit wedge (further than CHROMA_TAN), within LIT_CONE_DEG of its colour
+    and brighter than DARK_FRACTION of the lit cloth. Where a tinted projector lights most of the cloth
+    the commonest colour is the lit cloth's, and the unlit cloth round the lit area lies off the plane
+    of it and white: these samples."""
+    return _unlit_samples(np.ascontiguousarray(half, np.uint8), np.ascontiguousarray(bright, np.float32), su, sv,
+                          model.chroma.astype(np.float64), model.light.astype(np.float64), float(model.lit[0]),
+                          float(model.lit[1]), CHROMA_TAN, np.cos(np.radians(LIT_CONE_DEG)), DARK_FRACTION)
+
+
+@njit(cache=True)
+def _unlit_samples(half, bright, su, sv, chroma, light, lo, hi, tan, cos_cone, dark_fraction):
+    """``unlit_samples`` (numba): one pass over the samples, no copies (0.25 -> 0.03 ms a real frame against
+    numpy on the samples taken out of the frame)."""
+    n = su.shape[0]
+    near, ok = np.zeros(n, np.bool_), np.zeros(n, np.bool_)
+    for i in range(n):
+        b, g, r = float(half[sv[i], su[i], 0]), float(half[sv[i], su[i], 1]), float(half[sv[i], su[i], 2])
+        norm = math.sqrt(b * b + g * g + r * r)
+        ok[i] = norm > 20
+        a, off2 = _off_cloth(b, g, r, chroma, light, lo, hi)
+        near[i] = (ok[i] and math.sqrt(off2) > tan * a and a > cos_cone * norm
+                   and a > dark_fraction * bright[sv[i], su[i]])
+    return near, ok
+
+
+def unlit_light(samples: np.ndarray, unlit: np.ndarray, model: ClothModel) -> ClothModel | None:
+    """``model`` with its lit wedge turned towards the commonest colour of ``unlit`` (K, 3) BGR (samples off
+    it near its colour, ``unlit_samples``): the light along that colour's part orthogonal to the cloth's,
+    pointing from it towards the cloth's, and the run of t (``_run``) of ``samples`` (N, 3) BGR (the cloth's
+    samples with a norm above 20) along it; None with fewer than 12 unlit samples, or where their commonest
+    colour is whiter than the cloth's (a lit area beside the unlit cloth, not the unlit cloth beside a lit
+    area) or has the cloth's own direction."""
+    if unlit.shape[0] < 12:
+        return None
+    c = _fullest_cell(unlit.astype(np.float64))[2]
+    c /= np.linalg.norm(c)
+    d = c - (c @ model.chroma) * model.chroma
+    n = np.linalg.norm(d)
+    if c.sum() >= model.chroma.sum() or n < 1e-6:
+        return None
+    light = -d / n
+    return replace(model, light=light, lit=_run(samples.astype(np.float64), model.chroma, light))
 
 
 def _data_light(s: np.ndarray, chroma: np.ndarray, white_light: np.ndarray) -> np.ndarray:

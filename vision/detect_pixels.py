@@ -10,7 +10,9 @@ in the image instead (the reason for each is in docs/vision.md):
    ``classify`` every half-resolution pixel: cloth, foreground, dark;
 2. ``play_area`` (``vision.play_area``): the quadrilateral of the four rail lines, fitted to the
    outline of the largest cloth-coloured region and squared up (it takes in the jaws and the
-   balls in them, and leaves out the rails with their diamonds and markers);
+   balls in them, and leaves out the rails with their diamonds and markers); where a tinted
+   projector's lit area is the commonest colour and the unlit cloth round it is foreground (``_two_tone``),
+   the lit wedge turned towards the unlit cloth's colour holds it too, and the play area is found again;
 3. ``hole_mask``: dark regions at least a ball wide (pocket holes), where no centre can be (on a
    frame with halo rings, a ring's line across a hole bridged first);
    on a frame without halo rings (fewer than RINGED line pixels in the play area): where the
@@ -63,6 +65,7 @@ from planner.jit import njit
 from vision.balls import LINEAR_LUT
 from vision.candidates import candidates, distinct
 from vision.cloth import (
+    CLOTH,
     FOREGROUND,
     added_light_field,
     classify,
@@ -72,6 +75,8 @@ from vision.cloth import (
     lit_surface,
     take_off_light,
     unlike_shares,
+    unlit_light,
+    unlit_samples,
 )
 from vision.detect import (
     CONTACT_MIN,
@@ -99,7 +104,7 @@ from vision.halo_rings import line_rings
 from vision.intruders import clear_of_intruders, reach_in_band
 from vision.jaws import JAW_NEAR, jaw_candidates
 from vision.limbs import limb_circles
-from vision.play_area import play_area
+from vision.play_area import cloth_region, play_area
 from vision.steps import N_RAYS, SmoothedNear, ray_directions, step_points
 from vision.thin_lines import remove_thin_lines
 
@@ -152,6 +157,11 @@ RING_BAND = 0.3                    # ball radii: an outline point this near a ha
 RING_ALIGN = 0.7                   # ... where the ring runs along the fit's circle (cos of the angle between their radii) ...
 OWN_RING = 0.5                     # ... and the ring's centre lies more than this many radii from the fit's (not its own)
 RING_SHARE = 2 / 3                 # a fit with more than this share of its points on rings' arcs is no ball
+TWO_TONE_SHARE = 0.2               # samples off the cloth's wedge near its colour: a cloth of two tones (a tinted
+                                   # projector's lit area the commonest colour; rendered hard, the lit area taken for
+                                   # the play area: 0.29-0.55; real frames <= 0.14, other rendered conditions <= 0.25)
+TWO_TONE_BAND = 3.0                # ball radii about the play area: the unlit cloth's samples (the rails lie beyond)
+TWO_TONE_GROW = 1.15               # the play area of both tones at least this many times that of the commonest
 
 
 def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
@@ -175,6 +185,9 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     model, bright = _cloth_model(half)
     classes = classify(half, model, bright)
     region = play_area(classes)
+    two = _two_tone(half, model, bright, classes, region, r_half)
+    if two is not None:
+        classes, region = two
     inside = region > 0
     lined &= inside                                          # (lines off the play area: no halo rings)
     ringed = np.count_nonzero(lined) >= RINGED
@@ -478,6 +491,40 @@ def _unlit(half: np.ndarray, table: np.ndarray, r_half: float):
         return (half, *_cloth_model(half, table), light)
     except ValueError:
         return None
+
+
+def _two_tone(half: np.ndarray, model, bright: np.ndarray, classes: np.ndarray, region: np.ndarray,
+              r_half: float):
+    """(classes, region): ``classify``'s bits (h, w) uint8 and the play area (h, w) uint8 of a cloth of two
+    tones, or None where the half-resolution BGR frame ``half`` (h, w, 3) shows none. A tinted projector
+    that lights most of the cloth makes its lit colour the commonest: the cloth ``model`` (lit brightness
+    ``bright`` (h, w)) then holds only the lit area, the unlit cloth round it is foreground (``classes`` its
+    bits) and the play area ``region`` is the lit area's. Where TWO_TONE_SHARE of the sparse grid's samples
+    lie off the model's lit wedge near its colour (``vision.cloth.unlit_samples``), and as many of those
+    within TWO_TONE_BAND ball radii (``r_half`` [px]) of ``region`` (the unlit cloth beside the lit area,
+    not the rails beyond), the wedge is turned towards their commonest colour (``unlit_light``); off the
+    lit area (``cloth_region``) a pixel is cloth under either wedge and foreground under both, and the
+    play area is found again, kept where it is at least TWO_TONE_GROW times the first."""
+    hh, hw = half.shape[:2]
+    su, sv = _model_grids(hh, hw)[:2]
+    near, ok = unlit_samples(half, bright, su, sv, model)
+    if np.count_nonzero(near) < TWO_TONE_SHARE * np.count_nonzero(ok):   # (most frames)
+        return None
+    k = 2 * int(round(TWO_TONE_BAND * r_half)) + 1
+    band = cv2.dilate(region, np.ones((k, k), np.uint8))[sv, su] > 0
+    near, ok = near & band, ok & band
+    if np.count_nonzero(near) < TWO_TONE_SHARE * np.count_nonzero(ok):
+        return None
+    tinted = unlit_light(half[sv[ok], su[ok]], half[sv[near], su[near]], model)
+    if tinted is None or tinted.lit == (0.0, 0.0):
+        return None
+    other = classify(half, tinted, bright)
+    both = ((classes | other) & CLOTH) | (classes & other & ~np.uint8(CLOTH))
+    both = np.where(cloth_region(classes) > 0, classes, both)
+    grown = play_area(both)
+    if np.count_nonzero(grown) < TWO_TONE_GROW * np.count_nonzero(region):
+        return None
+    return both, grown
 
 
 def _cloth_model(half: np.ndarray, table: np.ndarray | None = None):

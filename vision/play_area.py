@@ -73,6 +73,14 @@ def cloth_outline(cloth: np.ndarray) -> np.ndarray:
     return max(contours, key=cv2.contourArea)[:, 0, :].astype(np.float64)
 
 
+def cloth_region(classes: np.ndarray) -> np.ndarray:
+    """(h, w) uint8 mask (1 = inside) of the largest cloth-coloured region of ``classify``'s bits
+    ``classes`` (h, w), its holes filled (the region ``play_area`` starts from)."""
+    region = np.zeros(classes.shape, np.uint8)
+    cv2.fillPoly(region, [cloth_outline(_opened_cloth(classes)).astype(np.int32)], 1)
+    return region
+
+
 def quadrilateral(outline: np.ndarray, hull: np.ndarray) -> np.ndarray | None:
     """(4, 2) corners [px] of the quadrilateral bounded by the four sides of a table's cloth outline
     (N, 2; a closed contour's whole-number points), or None. A side is fitted to the outline points that lie on the convex hull (N, 2),

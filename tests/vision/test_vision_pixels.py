@@ -8,6 +8,7 @@ import pytest
 from cloth_stages import half_cloth
 
 from planner.state import TableState
+from vision.balls import LINEAR_LUT, linear_to_srgb
 from vision.camera import sphere_silhouettes, table_to_pixels
 from vision.candidates import candidates
 from vision.cloth import CLOTH, FOREGROUND, hole_mask, unlike_cloth
@@ -519,6 +520,23 @@ def test_a_dark_ball_beaten_by_its_shadows_fit_is_taken_again():
     assert sorted(idx) == [1, 2] and np.allclose(c[idx == 2], (100.0, 80.0))
 
 
+def _disc(img, x, y, radius, bgr):
+    """Draws an anti-aliased filled disc (centre x, y, radius [px], 1/16 px precision) on a BGR uint8 image."""
+    cv2.circle(img, (int(16 * x), int(16 * y)), int(16 * radius), tuple(map(float, bgr)), -1, cv2.LINE_AA, 4)
+
+
+def _pockets(img):
+    """Draws the six pocket holes (22 px) of a 640 x 360 px drawn table whose bed spans 40-600 x 40-320."""
+    for x, y in ((48, 48), (592, 48), (48, 312), (592, 312), (320, 36), (320, 324)):
+        _disc(img, x, y, 22.0, (8, 8, 8))
+
+
+def _lit_ball(img, x, y, r):
+    """Draws a red ball of radius r [px] at x, y with a lamp's white highlight up and left of its centre."""
+    _disc(img, x, y, r, RED_BGR)
+    _disc(img, x - 3.0, y - 3.0, 2.5, (250, 250, 250))
+
+
 def test_a_ball_in_a_jaw_beyond_a_shaded_cushions_nose_is_found():
     """Drawn table (640 x 360 px, ball radius 13 px, anti-aliased discs, camera blur): the left cushion in
     shade (0.75 of the cloth's light, still cloth) and its nose face lit pale (not cloth), as on
@@ -531,14 +549,10 @@ def test_a_ball_in_a_jaw_beyond_a_shaded_cushions_nose_is_found():
     table[40:320, 40:600] = CLOTH_BGR                                              # cushions and bed
     table[40:320, 40:54] = 0.75 * CLOTH_BGR                                        # the left cushion in shade
     table[40:320, 54:60] = 0.5 * CLOTH_BGR + 115.0                                 # its lit nose face
-    def disc(img, x, y, radius, bgr):                                              # (1/16 px precision)
-        cv2.circle(img, (int(16 * x), int(16 * y)), int(16 * radius), tuple(map(float, bgr)), -1, cv2.LINE_AA, 4)
-    for x, y in ((48, 48), (592, 48), (48, 312), (592, 312), (320, 36), (320, 324)):
-        disc(table, x, y, 22.0, (8, 8, 8))                                         # the pocket holes
+    _pockets(table)
     for u in (52.0, 55.0, 58.0):
         image = table.copy()
-        disc(image, u, 95.0, r, RED_BGR)
-        disc(image, u - 3.0, 92.0, 2.5, (250, 250, 250))                           # a lamp's highlight
+        _lit_ball(image, u, 95.0, r)
         det = detect_in_pixels(cv2.GaussianBlur(image, (0, 0), 1.2), r)
         assert len(det) == 1 and np.allclose(det.px[0], (u, 95.0), atol=0.5)
 
@@ -564,3 +578,25 @@ def test_a_racks_inner_ball_is_placed_where_it_touches_the_balls_about_it():
     assert np.allclose(c[-1], (500.0, 300.0), atol=0.05) and np.isnan(rms[-1]) and n[-1] == 0
     cloth = lambda c, r, rms: np.full(c.shape[0], 0.16)   # noqa: E731 (a gap among balls: cloth and shadow)
     assert _with_contact_balls(cand, fits, cloth)[0].size == 9
+
+
+def test_balls_on_the_unlit_cloth_round_a_tinted_projectors_lit_area_are_found():
+    """Drawn table (640 x 360 px, ball radius 13 px, blue cloth, wooden rails) under a tinted projector's light
+    added in linear light over an ellipse that covers most of the bed (the rendered hard options' light): the
+    lit cloth is the commonest colour, and the unlit cloth round it lies off the plane of that colour and
+    white. Three red balls, two on the unlit cloth by corner pockets and one in the lit area: all three
+    found within 0.5 px, nothing else. Before (``_two_tone``), the play area was the lit ellipse's and the
+    two balls outside it were lost."""
+    h, w, r = 360, 640, 13.0
+    table = np.broadcast_to(np.array([40, 60, 110], np.uint8), (h, w, 3)).copy()  # the rails' wood
+    table[40:320, 40:600] = (130, 70, 18)                                           # the unlit cloth
+    _pockets(table)
+    balls = [(90.0, 80.0), (550.0, 280.0), (320.0, 180.0)]
+    for x, y in balls:
+        _lit_ball(table, x, y, r)
+    vv, uu = np.mgrid[0:h, 0:w]
+    lit = np.clip((1.0 - np.hypot((uu - 320) / 250.0, (vv - 180) / 125.0)) / 0.15, 0, 1)   # its soft edge
+    image = linear_to_srgb(LINEAR_LUT[table] + lit[..., None] * np.array([0.35, 0.15, 0.12]))
+    det = detect_in_pixels(cv2.GaussianBlur(np.clip(np.rint(image), 0, 255).astype(np.uint8), (0, 0), 1.2), r)
+    r_idx, c_idx = match(np.array(balls), det.px, 0.5)
+    assert len(det) == 3 and r_idx.size == 3
