@@ -183,7 +183,7 @@ SHORT_FILL = 0.95                      # ... unless its square is this full of f
                                        # from the cloth (or brighter than BRIGHTER times it, or darker than DARK_LINEAR
                                        # of it): a ring's remnant is the cloth's colour with white added
 SHORT_DIM = 0.85                       # ... or its body dimmer than this share of the cloth (a ball of the cloth's hue;
-                                       # a remnant or a lit edge's step is the cloth with light added: 0.92-1.06)
+                                       # a remnant or a lit edge's step is the cloth with light added: 0.92 or more)
 MIN_EDGES = 8                          # a ball needs at least this many consistent outline points
 SHAPE_MIN_EDGES = 20                   # a ball from shape alone (``vision.shape_candidates``) needs this many (16 let
                                        # 4-5 mm fits with 17-19 points through under the hard options) ...
