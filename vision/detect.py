@@ -182,6 +182,8 @@ SHORT_SPAN = 0.5                       # a second search's ball needs outline po
 SHORT_FILL = 0.95                      # ... unless its square is this full of foreground and its body is EDGE_CHROMA_DEG
                                        # from the cloth (or brighter than BRIGHTER times it, or darker than DARK_LINEAR
                                        # of it): a ring's remnant is the cloth's colour with white added
+SHORT_DIM = 0.85                       # ... or its body dimmer than this share of the cloth (a ball of the cloth's hue;
+                                       # a remnant or a lit edge's step is the cloth with light added: 0.92 or more)
 MIN_EDGES = 8                          # a ball needs at least this many consistent outline points
 SHAPE_MIN_EDGES = 20                   # a ball from shape alone (``vision.shape_candidates``) needs this many (16 let
                                        # 4-5 mm fits with 17-19 points through under the hard options) ...
@@ -673,9 +675,9 @@ class TableDetector:
         - have outline points spanning at least SHORT_SPAN of its circle (``Detections.span``): a
           shorter arc fits a halo ring's arc beside a ball as well as a ball's outline; unless its
           square is at least SHORT_FILL foreground (``Detections.fill``) and its body (below) is at
-          least EDGE_CHROMA_DEG from the cloth's colour or brighter or darker as below (a ring's
-          remnant is the cloth's colour with white added; a ball's arc is short where its other rays
-          ran into its neighbours);
+          least EDGE_CHROMA_DEG from the cloth's colour or brighter or darker as below, or dimmer than
+          SHORT_DIM of it (a ring's remnant is the cloth's colour with white added, never dimmer than the
+          cloth; a ball's arc is short where its other rays ran into its neighbours);
         - have a body unlike the cloth about it in ``image`` (``body_colour`` against ``local_cloth``):
           at least EDGE_MIN_DEG from its colour (more than the cloth's texture), or brighter than
           BRIGHTER times it, or darker than DARK_LINEAR of it. Taking the light off leaves soft steps
@@ -691,7 +693,7 @@ class TableDetector:
         ang = hue_angle(body, local)
         far = (level > BRIGHTER) | (level < DARK_LINEAR)
         unlike = (ang >= EDGE_MIN_DEG) | far
-        arc = (det2.span >= SHORT_SPAN) | ((det2.fill >= SHORT_FILL) & ((ang >= EDGE_CHROMA_DEG) | far))
+        arc = (det2.span >= SHORT_SPAN) | ((det2.fill >= SHORT_FILL) & ((ang >= EDGE_CHROMA_DEG) | far | (level < SHORT_DIM)))
         kept = np.zeros(len(det2), bool)
         taken = list(det.xy)
         for i in np.argsort(-det2.n_edges, kind="stable"):

@@ -394,6 +394,49 @@ def test_a_short_arc_on_a_full_square_of_a_balls_colour_is_added(synthetic_camer
     arc.px[:] = table_to_pixels(sc.cam, np.array([[*arc.xy[0], sc.R]]))
     assert not d.added_kept(first, arc, frame.image, model)[0]
 
+def test_a_ball_of_the_cloths_hue_dimmer_than_its_cloth_is_added_on_a_full_square(synthetic_camera, vision):
+    """``added_kept``: a green 6 on a green cloth 5 degrees from its colour (under EDGE_CHROMA_DEG) and 0.7
+    of its level, placed by its contacts or fitted to a short arc on a full square (hard x20: a rack's 6
+    of seed 41, a 6 in a pocket's mouth of seed 5), is added (SHORT_DIM: a ring's remnant is the cloth
+    with light added, never dimmer); the same ball brightened to 1.2 times its level (its hue kept) is
+    refused, as before, and so is the dim ball on a square that is not full."""
+    from vision.cloth import fit_cloth
+    from vision.detect import EDGE_CHROMA_DEG, SHORT_DIM, SHORT_FILL, body_colour, hue_angle, local_cloth
+    sc, _ = synthetic_camera
+    d = vision.detector
+    frame = DomainRenderer(sc, Domain(cloth_srgb=(25, 120, 65)), seed=0).render(
+        TableState([3, 6], [[0.4, 0.9], [0.9, 1.7]]), np.random.default_rng(2))
+    both, _ = vision.detect(frame.image)
+    assert len(both) == 2
+    u0, v0, u1, v1 = d.crop
+    half = cv2.resize(frame.image[v0:v1, u0:u1], d.half_size, interpolation=cv2.INTER_AREA)
+    model = fit_cloth(half[d.sample_v, d.sample_u], d.sample_u, d.sample_v, d.scale, True)
+    first, six = both.take(np.array([0])), both.take(np.array([1]))
+
+    def body(image):
+        b = body_colour(image, six.px, six.r_px)
+        local = local_cloth(image, six.px, six.r_px, model)[0]
+        return hue_angle(b, local)[0], float(np.linalg.norm(b) / np.linalg.norm(local))
+    ang, level = body(frame.image)
+    assert 3.0 < ang < EDGE_CHROMA_DEG and level < SHORT_DIM      # the premise: of the cloth's hue, dimmer
+    placed = six.take(np.array([0]))
+    placed.rms_px[:], placed.span[:], placed.fill[:] = np.nan, 0.0, 1.0
+    arc = six.take(np.array([0]))
+    arc.span[:], arc.fill[:] = 0.25, 1.0
+    for ball in (placed, arc):
+        assert ball.fill[0] >= SHORT_FILL
+        assert d.added_kept(first, ball, frame.image, model)[0]
+    brighter = frame.image.copy()                # the 6's disc 1.2 / 0.7 times brighter in linear light
+    yy, xx = np.mgrid[:brighter.shape[0], :brighter.shape[1]]
+    disc = np.hypot(xx - six.px[0, 0], yy - six.px[0, 1]) < six.r_px[0] + 1
+    brighter[disc] = np.rint(linear_to_srgb(srgb_to_linear(brighter[disc]) * 1.2 / level)).astype(np.uint8)
+    assert body(brighter)[1] > SHORT_DIM
+    for ball in (placed, arc):
+        assert not d.added_kept(first, ball, brighter, model)[0]
+    arc.fill[:] = SHORT_FILL - 0.1
+    assert not d.added_kept(first, arc, frame.image, model)[0]
+
+
 def test_a_projectors_soft_edge_is_taken_off_the_cloth_exactly(synthetic_camera, vision):
     """Where the renderer's lit ellipse fades out (its light falls linearly, so it bends at the
     ramp's foot and top), a plane fitted over 1.5 ball radii cuts the bends: 0.012-0.02 linear too
