@@ -61,7 +61,7 @@ import numpy as np
 
 from planner.jit import njit
 from vision.balls import LINEAR_LUT
-from vision.candidates import candidates, distinct
+from vision.candidates import candidates, distinct, known_sums
 from vision.cloth import (
     FOREGROUND,
     added_light_field,
@@ -193,8 +193,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     allowed = inside & ~hole
     fg = (classes & FOREGROUND) * region * np.uint8(255 // FOREGROUND)
     box = max(3, int(round(1.25 * r_half)) | 1)
-    known_count = cv2.boxFilter(region, cv2.CV_32F, (box, box), normalize=False)
-    cand, fill = candidates(half, fg, region, known_count, allowed, r_half, box)
+    cand, fill = candidates(half, fg, region, known_sums(region, box), allowed, r_half, box)
     # by a pocket, in a jaw beyond the play area's side where that lies on a shaded cushion's nose
     jaw, jaw_fill = jaw_candidates(half, classes, region, hole, r_half, box)
     if cand.shape[0] + jaw.shape[0] == 0:
