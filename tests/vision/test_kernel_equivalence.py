@@ -187,7 +187,10 @@ def test_smoothed_squares_equal_the_whole_frame_smoothed_wherever_asked():
             centres = np.concatenate([rng.uniform(-10, [w + 10, h + 10], (20, 2)),
                                       rng.uniform(0, 1, (6, 2)) * 3 + rng.uniform(0, [w, h])])
             out = smooth.about(centres, reach)
-            assert np.array_equal(out[smooth.done], full[smooth.done])
+            done = np.zeros((h, w), bool)
+            for x0, y0, x1, y1 in smooth.squares:
+                done[y0:y1, x0:x1] = True
+            assert np.array_equal(out[done], full[done])
 
 
 def test_gathered_windows_equal_cv2_bordered_windows():
@@ -336,27 +339,30 @@ def test_symmetry_votes_kernel_equals_the_float_sobel_votes():
 
 
 def test_new_squares_equal_the_plain_loop():
-    """``vision.steps._new_squares`` (compiled) picks, and marks done, the same squares as the plain
-    loop over the centres that ``SmoothedNear.about`` describes."""
+    """``vision.steps._new_squares`` (compiled) picks the same squares as the plain loop over the centres
+    that ``SmoothedNear.about`` describes: a centre's square, cut to the image, inside a square picked
+    before (in an earlier call or this one) is skipped."""
     from vision.steps import SmoothedNear, _new_squares
     rng = np.random.default_rng(9)
     slack = SmoothedNear.SLACK
     for (h, w), reach in (((720, 1280), 21.5), ((50, 60), 30.0), ((90, 130), 4.0)):
-        done, done_ref = np.zeros((h, w), bool), np.zeros((h, w), bool)
+        done = np.zeros((0, 4), np.int64)
         for _ in range(4):
             centres = np.concatenate([rng.uniform(0, [w - 1, h - 1], (25, 2)),
                                       rng.uniform(0, 1, (6, 2)) * 3 + rng.uniform(0, [w - 4, h - 4])])
+            picked = [tuple(s) for s in done.tolist()]
             want = []
             for u, v in centres.tolist():
-                xa, xb, ya, yb = int(u - reach), int(u + reach) + 2, int(v - reach), int(v + reach) + 2
-                if done_ref[max(0, ya):yb, max(0, xa):xb].all():
+                xa, xb = max(0, int(u - reach)), min(w, int(u + reach) + 2)
+                ya, yb = max(0, int(v - reach)), min(h, int(v + reach) + 2)
+                if any(x0 <= xa and y0 <= ya and xb <= x1 and yb <= y1 for x0, y0, x1, y1 in picked):
                     continue
-                x0, x1, y0, y1 = max(0, xa - slack), min(w, xb + slack), max(0, ya - slack), min(h, yb + slack)
-                done_ref[y0:y1, x0:x1] = True
-                want.append((x0, y0, x1, y1))
-            got = _new_squares(centres, reach, done, slack)
+                square = (max(0, xa - slack), max(0, ya - slack), min(w, xb + slack), min(h, yb + slack))
+                picked.append(square)
+                want.append(square)
+            got = _new_squares(centres, reach, done, slack, h, w)
             assert got.tolist() == [list(s) for s in want]
-            assert np.array_equal(done, done_ref)
+            done = np.concatenate([done, got])
 
 
 def test_quantile_by_counting_equals_the_sorted_rows():
