@@ -90,7 +90,7 @@ def known_sums(known: np.ndarray, box: int) -> np.ndarray:
     colour can be judged) padded by box // 2 px as cv2.boxFilter pads (BORDER_REFLECT_101), so that the box
     x box sum about pixel (y, x) is four reads of it (``_box_count``): the whole numbers of
     ``cv2.boxFilter(known, cv2.CV_32F, (box, box), normalize=False)``, read only where a candidate qualifies
-    (the whole filtered frame cost 0.27 ms a real frame, these sums 0.05)."""
+    (the filtered half frame: 0.15 ms alone, 0.27 ms in the detector; these sums 0.04 ms alone)."""
     hb = box // 2
     return cv2.integral(cv2.copyMakeBorder(known, hb, hb, hb, hb, cv2.BORDER_REFLECT_101))
 
