@@ -85,13 +85,31 @@ def fill_fraction(fg: np.ndarray, known: np.ndarray, known_count: np.ndarray, bo
     return num / (255.0 * np.maximum(known_count, 1.0))
 
 
-def candidates(img: np.ndarray, fg: np.ndarray, known: np.ndarray, known_count: np.ndarray,
+def known_sums(known: np.ndarray, box: int) -> np.ndarray:
+    """(h + 2 (box // 2) + 1, w + 2 (box // 2) + 1) int32: the integral image of ``known`` (h, w) uint8 (1 where
+    colour can be judged) padded by box // 2 px as cv2.boxFilter pads (BORDER_REFLECT_101), so that the box
+    x box sum about pixel (y, x) is four reads of it (``_box_count``): the whole numbers of
+    ``cv2.boxFilter(known, cv2.CV_32F, (box, box), normalize=False)``, read only where a candidate qualifies
+    (the filtered half frame: 0.15 ms alone, 0.27 ms in the detector; these sums 0.04 ms alone)."""
+    hb = box // 2
+    return cv2.integral(cv2.copyMakeBorder(known, hb, hb, hb, hb, cv2.BORDER_REFLECT_101))
+
+
+@njit(cache=True)
+def _box_count(sums, y, x, half_box):
+    """The (2 half_box + 1)-square sum about pixel (y, x) of the image whose ``known_sums`` (its box
+    2 half_box + 1) is ``sums``."""
+    b = 2 * half_box + 1
+    return sums[y + b, x + b] - sums[y, x + b] - sums[y + b, x] + sums[y, x]
+
+
+def candidates(img: np.ndarray, fg: np.ndarray, known: np.ndarray, sums: np.ndarray,
                allowed: np.ndarray, radius, box: int,
                mute: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Candidate ball centres: radial-symmetry peaks inside blobs of foreground.
 
     img: (h, w, 3) BGR uint8; fg: (h, w) uint8 foreground (255); known: (h, w) uint8 1 where
-    colour can be judged; known_count: box-filtered ``known``; allowed: (h, w) bool where a centre
+    colour can be judged; sums: ``known_sums(known, box)``; allowed: (h, w) bool where a centre
     may be; radius: expected ball radius [px], a number or an (h, w) map; box: side of the fill
     square [px]; mute: (h, w) bool, pixels whose edges do not vote (the empty table's own edges).
     Returns (centres (M, 2) as (u, v) in these pixels, fill (M,)), after non-maximum suppression
@@ -102,8 +120,7 @@ def candidates(img: np.ndarray, fg: np.ndarray, known: np.ndarray, known_count: 
     near = cv2.dilate(judged, np.ones((VOTER_REACH, VOTER_REACH), np.uint8)) > 0
     votes = symmetry_votes(img, near if mute is None else near & ~mute, radius)
     ones = cv2.integral((judged > 0).view(np.uint8))
-    xs, ys, score, fill = _peaks(votes, near & allowed, ones, np.ascontiguousarray(known_count, np.float32),
-                                 box // 2, FILL_MIN, VOTES_MIN)
+    xs, ys, score, fill = _peaks(votes, near & allowed, ones, sums, box // 2, FILL_MIN, VOTES_MIN)
     if xs.size == 0:
         return np.zeros((0, 2)), np.zeros(0)
     keep = distinct(np.stack([xs, ys], axis=1).astype(np.float64), score, 1.3 * float(np.min(radius)))
@@ -111,10 +128,10 @@ def candidates(img: np.ndarray, fg: np.ndarray, known: np.ndarray, known_count: 
 
 
 @njit(cache=True)
-def _peaks(votes, where, ones, known_count, half_box, fill_min, votes_min):
+def _peaks(votes, where, ones, sums, half_box, fill_min, votes_min):
     """Local maxima of votes (3 x 3, among the pixels that qualify) at the pixels ``where`` with at
     least votes_min votes and a (2 half_box + 1) square at least fill_min foreground (ones: the
-    integral image of foreground, known_count: the box sums of judged pixels).
+    integral image of foreground, sums: ``known_sums`` of the judged pixels, whose box sums count them).
     Returns (x, y, votes, fill) arrays."""
     h, w = votes.shape
     ok = np.zeros((h, w), np.bool_)
@@ -127,7 +144,7 @@ def _peaks(votes, where, ones, known_count, half_box, fill_min, votes_min):
                 y0, y1 = max(y - half_box, 0), min(y + half_box + 1, h)
                 x0, x1 = max(x - half_box, 0), min(x + half_box + 1, w)
                 n = ones[y1, x1] - ones[y0, x1] - ones[y1, x0] + ones[y0, x0]
-                f = n / max(known_count[y, x], 1.0)
+                f = n / max(_box_count(sums, y, x, half_box), 1.0)
                 if f >= fill_min:
                     ok[y, x] = True
                     at[count], fill[count] = y * w + x, f

@@ -82,7 +82,7 @@ from vision.camera import (
     sphere_silhouettes,
     table_to_pixels,
 )
-from vision.candidates import candidates, distinct, fill_fraction
+from vision.candidates import candidates, distinct, fill_fraction, known_sums
 from vision.cloth import (
     CHROMA_TAN,
     ClothModel,
@@ -475,12 +475,25 @@ def inside_circles(points: np.ndarray, centres: np.ndarray, radii: np.ndarray) -
 
 @njit(cache=True)
 def _inside_others(points, centres, radii):
-    """(M, N) whether point n of ball m (points (M, N, 2)) lies inside the circle of any other ball."""
+    """(M, N) whether point n of ball m (points (M, N, 2)) lies inside the circle of any other ball. A
+    circle more than a pixel clear of the box about ball m's points is skipped (it holds none of them;
+    the pixel covers any rounding): most balls' neighbours are far (0.11 -> 0.03 ms a real frame)."""
     M, N = points.shape[0], points.shape[1]
     out = np.zeros((M, N), dtype=np.bool_)
     for m in range(M):
+        x0, y0, x1, y1 = np.inf, np.inf, -np.inf, -np.inf
+        for n in range(N):                # (a NaN point is in no box, as it is inside no circle)
+            px, py = points[m, n, 0], points[m, n, 1]
+            x0 = px if px < x0 else x0
+            x1 = px if px > x1 else x1
+            y0 = py if py < y0 else y0
+            y1 = py if py > y1 else y1
         for j in range(M):
             if j == m:
+                continue
+            reach = radii[j] + 1.0
+            if (centres[j, 0] + reach < x0 or centres[j, 0] - reach > x1 or centres[j, 1] + reach < y0
+                    or centres[j, 1] - reach > y1):
                 continue
             r2 = radii[j] * radii[j]
             for n in range(N):
@@ -555,6 +568,7 @@ class TableDetector:
         self.r_half = float(np.median(self.r_map[self.allowed]))       # a ball's usual half-resolution radius
         self.reach_in = known & reach_in_band(roi & (cloth_like | self.hole), self.hole, self.r_half)
         self.known_count = cv2.boxFilter(self.known, cv2.CV_32F, (self.box, self.box), normalize=False)
+        self.known_sums = known_sums(self.known, self.box)
         self.shape_voters = known & ~self.static_edges & ~self.hole      # edges that may vote for shape candidates
         # sparse grid of cloth samples for the cloth model
         step = 10
@@ -727,7 +741,7 @@ class TableDetector:
         if grey:     # white light only brightens a grey cloth: a surface that follows its lit area
             bright = lit_surface(half, model, bright, (self.known > 0) & self.allowed, self.r_half)
         fg = foreground(half, model, bright, self.hole, GREY_BRIGHTER if grey else BRIGHTER)
-        cand, fill = candidates(half, fg, self.known, self.known_count, self.allowed, self.r_map, self.box,
+        cand, fill = candidates(half, fg, self.known, self.known_sums, self.allowed, self.r_map, self.box,
                                 self.static_edges)
         unlit = np.zeros(half.shape[:2], bool)
         if light is not None and cand.shape[0]:     # the frame about the candidates (outlines, rings, identity)

@@ -63,7 +63,7 @@ import numpy as np
 
 from planner.jit import njit
 from vision.balls import LINEAR_LUT
-from vision.candidates import candidates, distinct
+from vision.candidates import candidates, distinct, known_sums
 from vision.cloth import (
     CLOTH,
     FOREGROUND,
@@ -170,8 +170,8 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     Returns Detections with px the outline circles' centres [px], r_px their radii, xy NaN,
     rms_px the circle fits' residuals, n_edges the outline points used.
     Raises ValueError for an image that is not BGR, a radius below 3 px, or no cloth in view.
-    One core: about 8-9.5 ms for a rendered 1280x720 frame, 12-13 ms for a real one, about 15 ms under
-    bright halo rings (``cuerobot bench vision``; docs/vision.md, stage 7's Speed).
+    One core: about 7.5-9 ms for a rendered 1280x720 frame, 11-12.5 ms for a real one, about 14-14.5 ms
+    under bright halo rings (``cuerobot bench vision``; docs/vision.md, stage 7's Speed).
     """
     if image.ndim != 3 or image.shape[2] != 3:
         raise ValueError(f"expected a BGR image, got shape {image.shape}")
@@ -206,8 +206,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     allowed = inside & ~hole
     fg = (classes & FOREGROUND) * region * np.uint8(255 // FOREGROUND)
     box = max(3, int(round(1.25 * r_half)) | 1)
-    known_count = cv2.boxFilter(region, cv2.CV_32F, (box, box), normalize=False)
-    cand, fill = candidates(half, fg, region, known_count, allowed, r_half, box)
+    cand, fill = candidates(half, fg, region, known_sums(region, box), allowed, r_half, box)
     # by a pocket, in a jaw beyond the play area's side where that lies on a shaded cushion's nose
     jaw, jaw_fill = jaw_candidates(half, classes, region, hole, r_half, box)
     if cand.shape[0] + jaw.shape[0] == 0:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.candidates import candidates
+from vision.candidates import candidates, known_sums
 from vision.cloth import CLOTH, FOREGROUND
 
 JAW_NEAR = 3.0                     # ball radii: a ball in a jaw outside the play area (its side on a shaded cushion's
@@ -51,8 +51,8 @@ def jaw_candidates(half: np.ndarray, classes: np.ndarray, region: np.ndarray, ho
         area[y0 + jv - v0:y0 + jv + jh - v0, x0 + ju - u0:x0 + ju + jw - u0] = jaw[jv:jv + jh, ju:ju + jw]
         seen = region[win] | area.view(np.uint8)
         fg = (classes[win] & FOREGROUND) * seen * np.uint8(255 // FOREGROUND)
-        count = cv2.boxFilter(seen, cv2.CV_32F, (box, box), normalize=False)
-        c, f = candidates(np.ascontiguousarray(half[win]), fg, seen, count, (seen > 0) & ~hole[win], r_half, box)
+        c, f = candidates(np.ascontiguousarray(half[win]), fg, seen, known_sums(seen, box), (seen > 0) & ~hole[win],
+                          r_half, box)
         inside = area[c[:, 1].astype(np.intp), c[:, 0].astype(np.intp)]
         found.append(c[inside] + [u0, v0])
         fills.append(f[inside])

@@ -118,37 +118,34 @@ def steps_along(image: np.ndarray, outline: np.ndarray, normals: np.ndarray, hal
 
 
 @njit(cache=True)
-def _all_done(done, y0, y1, x0, x1):
-    """Whether done[y0:y1, x0:x1] (bool) is all True (an empty window is)."""
-    for y in range(y0, y1):
-        row = 1
-        for x in range(x0, x1):           # (a whole row without a branch: the compiler vectorises it)
-            row &= done[y, x]
-        if not row:
-            return False
-    return True
-
-
-@njit(cache=True)
-def _new_squares(centres, reach, done, slack):
+def _new_squares(centres, reach, done, slack, h, w):
     """(K, 4) the squares (x0, y0, x1, y1) [px, ends exclusive] that ``SmoothedNear.about`` smooths for
-    centres (M, 2) [px, (u, v), inside the image]: about each centre in turn whose square of ``reach``
-    (reaching 2 px further on the high sides) is not all ``done`` (h, w) bool yet, that square ``slack`` px
-    wider, cut to the image and marked done."""
-    h, w = done.shape
+    centres (M, 2) [px, (u, v), inside the h x w image]: about each centre in turn whose square of ``reach``
+    (reaching 2 px further on the high sides), cut to the image, lies inside none of the squares ``done``
+    (J, 4) and none picked before it, that square ``slack`` px wider, cut to the image. (A square inside the
+    union of others but no one of them is smoothed again, the same values: cheaper than a frame-sized mask
+    of the pixels done, its zeroing, marking and scans, on real frames.)"""
     out = np.empty((centres.shape[0], 4), np.int64)
     k = 0
     for i in range(centres.shape[0]):
         u, v = centres[i, 0], centres[i, 1]
-        xa, xb, ya, yb = int(u - reach), int(u + reach) + 2, int(v - reach), int(v + reach) + 2
-        if _all_done(done, max(0, ya), min(h, yb), max(0, xa), min(w, xb)):
+        xa, xb = max(0, int(u - reach)), min(w, int(u + reach) + 2)
+        ya, yb = max(0, int(v - reach)), min(h, int(v + reach) + 2)
+        if _inside_any(done, done.shape[0], xa, ya, xb, yb) or _inside_any(out, k, xa, ya, xb, yb):
             continue
-        x0, x1 = max(0, xa - slack), min(w, xb + slack)
-        y0, y1 = max(0, ya - slack), min(h, yb + slack)
-        done[y0:y1, x0:x1] = True
-        out[k, 0], out[k, 1], out[k, 2], out[k, 3] = x0, y0, x1, y1
+        out[k, 0], out[k, 1] = max(0, xa - slack), max(0, ya - slack)
+        out[k, 2], out[k, 3] = min(w, xb + slack), min(h, yb + slack)
         k += 1
     return out[:k]
+
+
+@njit(cache=True)
+def _inside_any(squares, n, x0, y0, x1, y1):
+    """Whether the window [x0, x1) x [y0, y1) lies inside any of the first n squares (x0, y0, x1, y1)."""
+    for j in range(n):
+        if squares[j, 0] <= x0 and squares[j, 1] <= y0 and x1 <= squares[j, 2] and y1 <= squares[j, 3]:
+            return True
+    return False
 
 
 @njit(cache=True)
@@ -205,7 +202,7 @@ def _scatter_squares(smooth, C, squares, pad, ww, out):
 class SmoothedNear:
     """A uint8 image (h, w, C) smoothed by a Gaussian of ``sigma`` [px] only where asked for (a
     frame's balls' search lines cover about a seventh of it): ``about`` smooths a square about each
-    given centre whose pixels are not all smoothed yet, SLACK px wider than asked (a centre that
+    given centre that no square smoothed before holds, SLACK px wider than asked (a centre that
     moves a little needs no more), each padded by more than the kernel's half-width, so that there
     the result is ``cv2.GaussianBlur`` of the whole image (its border rule at the image's edges).
     Pixels never asked for hold no defined value."""
@@ -218,7 +215,7 @@ class SmoothedNear:
         # (h, w * C) views of both (C channels a pixel) for the compiled copies
         self._channels = int(np.prod(image.shape[2:]))
         self._image, self._out = (a.reshape(a.shape[0], -1) for a in (image, self.out))
-        self.done = np.zeros(image.shape[:2], bool)
+        self.squares = np.zeros((0, 4), np.int64)        # (x0, y0, x1, y1) [px]: the squares smoothed
         self.pad = int(math.ceil(4 * sigma)) + 1
 
     def about(self, centres: np.ndarray, reach: float) -> np.ndarray:
@@ -227,13 +224,14 @@ class SmoothedNear:
         are smoothed side by side in one strip (cv2's cost per call and per short row is most of a
         small window's), a window cut by the image's edge filled out with the image's own border
         rule: each square's pixels read only their own window."""
-        h, w = self.done.shape
+        h, w = self.image.shape[:2]
         pad = self.pad
         # (a search line's samples are clipped to the image: a centre off it reads as one on its edge)
-        sq = _new_squares(np.clip(np.asarray(centres, np.float64), 0, (w - 1, h - 1)), float(reach), self.done,
-                          self.SLACK)
+        sq = _new_squares(np.clip(np.asarray(centres, np.float64), 0, (w - 1, h - 1)), float(reach), self.squares,
+                          self.SLACK, h, w)
         if not sq.shape[0]:
             return self.out
+        self.squares = np.concatenate([self.squares, sq])
         ww, hh = int((sq[:, 2] - sq[:, 0]).max()) + 2 * pad, int((sq[:, 3] - sq[:, 1]).max()) + 2 * pad
         C = self._channels
         strip = np.empty((hh, ww * sq.shape[0]) + self.image.shape[2:], self.image.dtype)

@@ -48,15 +48,19 @@ FINE_DIRECTIONS = DIRECTIONS + (22.5, 112.5, 67.5, 157.5)  # ... with ``fine``
 
 
 @njit(cache=True)
-def _gain(img, y, x, dx, dy):
-    """(smallest, largest) channel gain of pixel (y, x) over the brighter of its two samples
-    (dx, dy) either side, and the squared difference of those samples, in integer levels (exact, and
-    cheaper than a float conversion per channel)."""
+def _gain(flat, p, o):
+    """(smallest, largest) channel gain of the pixel at p over the brighter of its two samples at p + o
+    and p - o, and the squared difference of those samples, in integer levels (exact, and cheaper than a
+    float conversion per channel). flat: the C-ordered (h, w, 3) image's bytes; p, o: a pixel's byte
+    offset and a sample's from it, read as unsigned (p - o >= 0: numba then tests no index for a negative
+    value, one test a read)."""
     gmin, gmax, diff2 = 1 << 20, -(1 << 20), 0
+    a0, b0, p0 = np.uint64(p + o), np.uint64(p - o), np.uint64(p)
     for c in range(3):
-        a = np.int32(img[y + dy, x + dx, c])
-        b = np.int32(img[y - dy, x - dx, c])
-        g = np.int32(img[y, x, c]) - max(a, b)
+        k = np.uint64(c)
+        a = np.int32(flat[a0 + k])
+        b = np.int32(flat[b0 + k])
+        g = np.int32(flat[p0 + k]) - max(a, b)
         gmin = min(gmin, g)
         gmax = max(gmax, g)
         diff2 += (a - b) * (a - b)
@@ -64,20 +68,33 @@ def _gain(img, y, x, dx, dy):
 
 
 @njit(cache=True)
-def _unline_pixel(img, out, changed, y, x, dirs, across, fits, min_gain, same_share, along_share, go_on):
+def _offsets(img, dirs):
+    """(the C-ordered (h, w, 3) uint8 image's bytes (h w 3,), (len(dirs),) each sample offset (dx, dy) of
+    dirs as a byte offset in them)."""
+    w = img.shape[1]
+    offs = np.empty(dirs.shape[0], np.int64)
+    for k in range(dirs.shape[0]):
+        offs[k] = 3 * (dirs[k, 1] * w + dirs[k, 0])
+    return img.reshape(-1), offs
+
+
+@njit(cache=True)
+def _unline_pixel(img, flat, offs, out, changed, y, x, dirs, across, fits, min_gain, same_share, along_share,
+                  go_on):
     """Replace pixel (y, x) of ``out`` by the surface under it if it lies on a line (module notes);
-    dirs: (4 or 8, 2) the offsets to the samples, square pairs k, k ^ 1 (row 1 = (0, reach)); across
-    (4 or 8,) float and fits (4 or 8,) bool: scratch. Each pixel is to be looked at once (``changed``
-    is written only: reading it faulted in the zero pages of a frame-sized mask, 0.3 ms a halo frame).
-    Every direction's gain across is taken first, branch-free; the test along the line then reads the
-    square direction's (the same numbers: one gain fewer for each direction passing the first test, 14 000
-    a real halo frame)."""
+    dirs: (4 or 8, 2) the offsets to the samples, square pairs k, k ^ 1 (row 1 = (0, reach)); flat, offs:
+    ``_offsets(img, dirs)``; across (4 or 8,) float and fits (4 or 8,) bool: scratch. Each pixel is to be
+    looked at once (``changed`` is written only: reading it faulted in the zero pages of a frame-sized
+    mask, 0.3 ms a halo frame). Every direction's gain across is taken first, branch-free; the test along
+    the line then reads the square direction's (the same numbers: one gain fewer for each direction
+    passing the first test, 14 000 a real halo frame)."""
     h, w = img.shape[0], img.shape[1]
     if min(y, x, h - 1 - y, w - 1 - x) < 2 * dirs[1, 1]:
         return
+    p = 3 * (y * w + x)
     some = False
     for k in range(dirs.shape[0]):
-        gmin, gmax, diff2 = _gain(img, y, x, dirs[k, 0], dirs[k, 1])
+        gmin, gmax, diff2 = _gain(flat, p, offs[k])
         across[k] = gmax
         fits[k] = (gmax >= min_gain) & (gmin >= 0) & (diff2 <= (same_share * gmax) ** 2)
         some |= fits[k]
@@ -90,13 +107,12 @@ def _unline_pixel(img, out, changed, y, x, dirs, across, fits, min_gain, same_sh
             continue
         if across[k ^ 1] >= along_share * gmax:
             continue                                 # brighter along the line too: a spot
-        dx, dy = dirs[k, 0], dirs[k, 1]
-        px, py = dirs[k ^ 1, 0], dirs[k ^ 1, 1]      # along the line
-        if _gain(img, y + py, x + px, dx, dy)[1] < go_on * gmax \
-                or _gain(img, y - py, x - px, dx, dy)[1] < go_on * gmax:
+        o, along = offs[k], offs[k ^ 1]              # across and along the line
+        if _gain(flat, p + along, o)[1] < go_on * gmax or _gain(flat, p - along, o)[1] < go_on * gmax:
             continue                                 # the line stops: a short bar (a highlight)
         best = gmax
         changed[y, x] = True
+        dx, dy = dirs[k, 0], dirs[k, 1]
         for c in range(3):
             out[y, x, c] = (int(img[y + dy, x + dx, c]) + int(img[y - dy, x - dx, c]) + 1) // 2
 
@@ -120,11 +136,12 @@ def _brightest(img):
 def _unline(img, out, changed, where, dirs, min_gain, same_share, along_share, go_on):
     """``_unline_pixel`` on each True pixel of ``where`` (h, w)."""
     across, fits = np.empty(dirs.shape[0]), np.empty(dirs.shape[0], np.bool_)
+    flat, offs = _offsets(img, dirs)
     for y in range(where.shape[0]):
         for x in range(where.shape[1]):
             if where[y, x]:
-                _unline_pixel(img, out, changed, y, x, dirs, across, fits, min_gain, same_share, along_share,
-                              go_on)
+                _unline_pixel(img, flat, offs, out, changed, y, x, dirs, across, fits, min_gain, same_share,
+                              along_share, go_on)
 
 
 @njit(cache=True)
@@ -139,6 +156,7 @@ def _unline_blocks(img, out, changed, coarse, rows, margin, dirs, min_gain, same
     span = 2 * margin + 4
     seen = np.empty((span, w), np.bool_)
     across, fits = np.empty(dirs.shape[0]), np.empty(dirs.shape[0], np.bool_)
+    flat, offs = _offsets(img, dirs)
     ready = 0                                   # rows above this one have their ring row cleared
     for v in range(coarse.shape[0]):
         if not rows[v]:
@@ -153,8 +171,8 @@ def _unline_blocks(img, out, changed, coarse, rows, margin, dirs, min_gain, same
                     for x in range(max(2 * u - margin, 0), min(2 * u + 2 + margin, w)):
                         if not seen[y % span, x]:
                             seen[y % span, x] = True
-                            _unline_pixel(img, out, changed, y, x, dirs, across, fits, min_gain, same_share,
-                                          along_share, go_on)
+                            _unline_pixel(img, flat, offs, out, changed, y, x, dirs, across, fits, min_gain,
+                                          same_share, along_share, go_on)
 
 
 @njit(cache=True)

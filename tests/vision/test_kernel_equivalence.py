@@ -7,7 +7,7 @@ import numpy as np
 from planner.state import ball_class
 from vision.balls import LINEAR_LUT, SRGB_LUT
 from vision.camera import silhouette_circles
-from vision.candidates import _peaks, judged_fg
+from vision.candidates import _box_count, _peaks, judged_fg, known_sums
 from vision.cloth import (
     CHROMA_TAN,
     LIGHT_COARSE,
@@ -32,6 +32,7 @@ from vision.detect import (
     LIMB_DEPTH,
     LIMB_INNER,
     SEARCH_WIDTHS,
+    _inside_others,
     added_light,
     hue_angle,
     inside_circles,
@@ -62,6 +63,7 @@ from vision.identify import (
     _white_spread,
     id_costs,
 )
+from vision.intruders import _pieces
 from vision.limbs import limb_circles, limb_points
 from vision.play_area import EDGE_IN, EDGE_OUT, SIDE_TOL_DEG, TANGENT_SPAN, _cloth_edge, _tangent_keys, row_ends
 from vision.steps import N_RAYS, ray_directions
@@ -185,7 +187,10 @@ def test_smoothed_squares_equal_the_whole_frame_smoothed_wherever_asked():
             centres = np.concatenate([rng.uniform(-10, [w + 10, h + 10], (20, 2)),
                                       rng.uniform(0, 1, (6, 2)) * 3 + rng.uniform(0, [w, h])])
             out = smooth.about(centres, reach)
-            assert np.array_equal(out[smooth.done], full[smooth.done])
+            done = np.zeros((h, w), bool)
+            for x0, y0, x1, y1 in smooth.squares:
+                done[y0:y1, x0:x1] = True
+            assert np.array_equal(out[done], full[done])
 
 
 def test_gathered_windows_equal_cv2_bordered_windows():
@@ -334,27 +339,30 @@ def test_symmetry_votes_kernel_equals_the_float_sobel_votes():
 
 
 def test_new_squares_equal_the_plain_loop():
-    """``vision.steps._new_squares`` (compiled) picks, and marks done, the same squares as the plain
-    loop over the centres that ``SmoothedNear.about`` describes."""
+    """``vision.steps._new_squares`` (compiled) picks the same squares as the plain loop over the centres
+    that ``SmoothedNear.about`` describes: a centre's square, cut to the image, inside a square picked
+    before (in an earlier call or this one) is skipped."""
     from vision.steps import SmoothedNear, _new_squares
     rng = np.random.default_rng(9)
     slack = SmoothedNear.SLACK
     for (h, w), reach in (((720, 1280), 21.5), ((50, 60), 30.0), ((90, 130), 4.0)):
-        done, done_ref = np.zeros((h, w), bool), np.zeros((h, w), bool)
+        done = np.zeros((0, 4), np.int64)
         for _ in range(4):
             centres = np.concatenate([rng.uniform(0, [w - 1, h - 1], (25, 2)),
                                       rng.uniform(0, 1, (6, 2)) * 3 + rng.uniform(0, [w - 4, h - 4])])
+            picked = [tuple(s) for s in done.tolist()]
             want = []
             for u, v in centres.tolist():
-                xa, xb, ya, yb = int(u - reach), int(u + reach) + 2, int(v - reach), int(v + reach) + 2
-                if done_ref[max(0, ya):yb, max(0, xa):xb].all():
+                xa, xb = max(0, int(u - reach)), min(w, int(u + reach) + 2)
+                ya, yb = max(0, int(v - reach)), min(h, int(v + reach) + 2)
+                if any(x0 <= xa and y0 <= ya and xb <= x1 and yb <= y1 for x0, y0, x1, y1 in picked):
                     continue
-                x0, x1, y0, y1 = max(0, xa - slack), min(w, xb + slack), max(0, ya - slack), min(h, yb + slack)
-                done_ref[y0:y1, x0:x1] = True
-                want.append((x0, y0, x1, y1))
-            got = _new_squares(centres, reach, done, slack)
+                square = (max(0, xa - slack), max(0, ya - slack), min(w, xb + slack), min(h, yb + slack))
+                picked.append(square)
+                want.append(square)
+            got = _new_squares(centres, reach, done, slack, h, w)
             assert got.tolist() == [list(s) for s in want]
-            assert np.array_equal(done, done_ref)
+            done = np.concatenate([done, got])
 
 
 def test_quantile_by_counting_equals_the_sorted_rows():
@@ -715,17 +723,33 @@ def test_cloth_edge_equals_the_numpy_samples():
         np.testing.assert_array_equal(_cloth_edge(cloth, p, d, n, length), xy[np.flatnonzero(ok), first[ok]])
 
 
+def test_known_sums_give_the_box_filters_counts():
+    """``known_sums`` read by ``_box_count`` gives cv2.boxFilter's unnormalised box sums of a 0/1 mask
+    (its BORDER_REFLECT_101 border included), for boxes from 3 px to wider than the mask."""
+    rng = np.random.default_rng(15)
+    for _ in range(60):
+        h, w = rng.integers(2, 30, 2)
+        box = int(rng.integers(1, 12)) * 2 + 1
+        known = (rng.random((h, w)) < rng.uniform(0.1, 0.95)).astype(np.uint8)
+        want = cv2.boxFilter(known, cv2.CV_32F, (box, box), normalize=False)
+        sums = known_sums(known, box)
+        got = np.array([[_box_count(sums, y, x, box // 2) for x in range(w)] for y in range(h)])
+        np.testing.assert_array_equal(got, want)
+
+
 def test_peaks_equal_the_plain_local_maxima():
     """``vision.candidates._peaks`` (its second pass over the qualifying pixels it listed) equals the plain
-    expression: the pixels ``where`` with enough votes and a full enough square, of those the ones no
-    qualifying 8-neighbour outvotes, in scan order (random votes with ties, squares cut by the border)."""
+    expression: the pixels ``where`` with enough votes and a full enough square (the judged pixels counted
+    by cv2.boxFilter), of those the ones no qualifying 8-neighbour outvotes, in scan order (random votes
+    with ties, squares cut by the border)."""
     rng = np.random.default_rng(13)
     for _ in range(40):
         h, w = rng.integers(3, 40, 2)
         votes = rng.integers(0, 6, (h, w)).astype(np.float32)          # whole numbers: ties between neighbours
         where = rng.random((h, w)) < 0.7
         fg = (rng.random((h, w)) < 0.8).astype(np.uint8)
-        known_count = cv2.boxFilter(np.ones((h, w), np.uint8), cv2.CV_32F, (5, 5), normalize=False)
+        known = (rng.random((h, w)) < 0.9).astype(np.uint8)
+        known_count = cv2.boxFilter(known, cv2.CV_32F, (5, 5), normalize=False)
         ones = cv2.integral(fg)
         fill = np.zeros((h, w))
         for y in range(h):
@@ -739,7 +763,7 @@ def test_peaks_equal_the_plain_local_maxima():
             for dx in (-1, 0, 1):
                 higher |= pad[1 + dy:1 + dy + h, 1 + dx:1 + dx + w] > votes
         ys, xs = np.nonzero(ok & ~higher)
-        out = _peaks(votes, where, ones, known_count, 2, 0.6, 1.5)
+        out = _peaks(votes, where, ones, known_sums(known, 5), 2, 0.6, 1.5)
         for got, want in zip(out, (xs, ys, votes[ys, xs], fill[ys, xs].astype(np.float32))):
             np.testing.assert_array_equal(got, want)
 
@@ -941,3 +965,49 @@ def test_tangent_angles_by_pairs_equal_the_rolled_arctangent():
         np.testing.assert_array_equal(table.ravel()[key], angle)
         np.testing.assert_array_equal((np.abs((table - t + 90.0) % 180.0 - 90.0) < SIDE_TOL_DEG).ravel()[key],
                                       np.abs((angle - t + 90.0) % 180.0 - 90.0) < SIDE_TOL_DEG)
+
+
+def test_pieces_equal_the_connected_components():
+    """``vision.intruders._pieces`` (the 8-connected pieces among a sparse mask's pixels) groups the pixels
+    as cv2.connectedComponents (8-connectivity) does, numbers the pieces in the order of their first pixels,
+    and gives each piece's first pixel and bounding box; random sparse masks, pieces touching the edges and
+    running diagonally across rows."""
+    rng = np.random.default_rng(16)
+    for _ in range(300):
+        h, w = rng.integers(1, 40, 2)
+        mask = (rng.random((h, w)) < rng.uniform(0.02, 0.6)).astype(np.uint8)
+        at = np.flatnonzero(mask)
+        if not at.size:
+            continue
+        piece, first, extent = _pieces(at, w)
+        labels = cv2.connectedComponents(mask, connectivity=8)[1].ravel()[at]
+        _, firsts, inverse = np.unique(labels, return_index=True, return_inverse=True)
+        order = np.argsort(firsts)                      # cv2's pieces by their first pixels
+        np.testing.assert_array_equal(first, firsts[order])
+        np.testing.assert_array_equal(piece, np.argsort(order)[inverse])
+        v, u = np.divmod(at, w)
+        for k in range(first.size):
+            on = piece == k
+            np.testing.assert_array_equal(extent[k], [v[on].max() - v[on].min() + 1, u[on].max() - u[on].min() + 1])
+
+
+def test_inside_others_equals_the_plain_distances():
+    """``vision.detect._inside_others`` (circles clear of a ball's points' box skipped) equals the plain
+    expression: point n of ball m inside the circle of any other ball; random clusters, points on and a
+    rounding off the circles' edges, NaN points."""
+    rng = np.random.default_rng(17)
+    for _ in range(300):
+        M, N = int(rng.integers(1, 12)), 8
+        centres = rng.uniform(0, rng.uniform(5, 200), (M, 2))
+        radii = rng.uniform(0.5, 20, M)
+        points = centres[:, None] + rng.uniform(-25, 25, (M, N, 2))
+        j = rng.integers(0, M, (M, N))
+        a = rng.uniform(0, 2 * np.pi, (M, N))
+        edge = centres[j] + radii[j][..., None] * np.stack([np.cos(a), np.sin(a)], axis=-1) * (1 + rng.choice(
+            [-1e-15, 0, 1e-15], (M, N)))[..., None]
+        points = np.where(rng.random((M, N, 1)) < 0.3, edge, points)
+        points[rng.random((M, N)) < 0.05] = np.nan
+        d2 = np.sum((points[:, :, None, :] - centres[None, None]) ** 2, axis=-1)
+        inside = d2 < radii ** 2
+        inside[np.arange(M), :, np.arange(M)] = False
+        np.testing.assert_array_equal(_inside_others(points, centres, radii), inside.any(axis=-1))

@@ -10,7 +10,7 @@ from cloth_stages import half_cloth
 from planner.state import TableState
 from vision.balls import LINEAR_LUT, linear_to_srgb
 from vision.camera import sphere_silhouettes, table_to_pixels
-from vision.candidates import candidates
+from vision.candidates import candidates, known_sums
 from vision.cloth import CLOTH, FOREGROUND, hole_mask, unlike_cloth
 from vision.detect_pixels import _with_contact_balls, detect_in_pixels, lit_by_lamps, lit_fits, outline_fits
 from vision.evaluate import match
@@ -153,8 +153,7 @@ def test_touching_discs_give_one_candidate_each_and_a_speck_none():
     fg = np.where(np.linalg.norm(img.astype(float) - CLOTH_BGR, axis=-1) > 40, 255, 0).astype(np.uint8)
     known = np.ones(fg.shape, np.uint8)
     box = int(round(1.25 * r)) | 1
-    count = cv2.boxFilter(known, cv2.CV_32F, (box, box), normalize=False)
-    cand, _ = candidates(img, fg, known, count, np.ones(fg.shape, bool), r, box)
+    cand, _ = candidates(img, fg, known, known_sums(known, box), np.ones(fg.shape, bool), r, box)
     truth = np.array([d[:2] for d in discs[:2]])
     rows, cols = match(truth, cand, 1.5)
     assert len(cand) == 2 and len(rows) == 2
