@@ -612,6 +612,13 @@ def lit_fits(fits: tuple, spare: tuple, image: np.ndarray, hole: np.ndarray, mod
     return tuple(np.concatenate([a, b[k]]) for a, b in zip(fits, spare))
 
 
+def _contested(c: np.ndarray, alive: np.ndarray, radius: float) -> np.ndarray:
+    """(M,) bool: which of the centres c (M, 2) [px] lie within ``radius`` [px] of another centre where
+    ``alive`` (M,) bool (the fits a choice between overlapping fits weighs)."""
+    near = (np.linalg.norm(c[:, None] - c[alive][None], axis=-1) < radius).sum(axis=1)
+    return near > alive                   # (an alive centre is near itself)
+
+
 def outline_fits(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, cloth: np.ndarray,
                  rings: np.ndarray = np.zeros((0, 3))):
     """Circles fitted to the outline points at the strongest colour step about candidate centres
@@ -623,10 +630,11 @@ def outline_fits(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
     MIN_ALIVE consistent points, within a radius of where it started, ``unlike(centres, radii, rms)``
     ((K,) the share of its inside unlike cloth, from the second pass) at least UNLIKE_SHARE (at
     least ROUND_SHARE for a fit with a residual RMS below ROUND_RMS), and no better fit within a
-    radius of it (ball-sized fits first, then more points); only those stop their neighbours'
-    search lines (the point 1 px beyond the circle inside another circle). The next pass searches
-    about each fit's circle, a fit smaller than a ball restarting at radius_px and a larger one
-    held at the largest ball size.
+    radius of it (ball-sized fits first, then, each times the share of its inside unlike cloth, more
+    points in the first pass, a larger share of its free search lines with a point after it); only
+    those stop their neighbours' search lines (the point 1 px beyond the circle inside another
+    circle). The next pass searches about each fit's circle, a fit smaller than a ball restarting at
+    radius_px and a larger one held at the largest ball size.
     Returns the balls (idx (K,) the candidates accepted, their centres (K, 2), radii (K,), fit RMS (K,)
     [px], points used (K,)) and the spares (the same arrays of the fits dropped for overlapping a better
     one, and their support (S,): points times the share of the inside unlike cloth): at least
@@ -662,12 +670,16 @@ def outline_fits(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
         n_free = free.sum(axis=1)
         alive = (n >= MIN_ALIVE) & (np.linalg.norm(c - start, axis=1) < radius_px) & ~arcs
         share = np.ones(c.shape[0])
-        if i:                             # (the first pass's circles may still be off their balls)
-            share[alive] = unlike(c[alive], np.clip(r[alive], r_lo, r_hi), rms[alive])
+        judged = alive if i else alive & _contested(c, alive, radius_px)
+        share[judged] = unlike(c[judged], np.clip(r[judged], r_lo, r_hi), rms[judged])
+        if i:                             # (the first pass's circles may still be off their balls: no limit)
             alive[alive] = share[alive] >= np.where(rms[alive] < ROUND_RMS, ROUND_SHARE, UNLIKE_SHARE)
         sized = (r > r_lo) & (r < r_hi)   # a fit of a ball's size before one that is not (a halo ring)
         support = n * share               # outline points, times the share of the inside that is ball
-        keep = distinct(c[alive], (support + sized * N_RAYS)[alive], radius_px)
+        # of overlapping fits: the first pass's most outline points, the later passes' most of their free
+        # lines (a ball among balls has few), each times the share of the inside that is ball
+        found = n / np.maximum(n_free, 1) if i else n
+        keep = distinct(c[alive], (found * share + sized * N_RAYS)[alive], radius_px)
         keep = np.flatnonzero(alive)[keep]
         idx, c, r, rms, n, start, sized = idx[keep], c[keep], r[keep], rms[keep], n[keep], start[keep], sized[keep]
         n_strong, support, n_free = n_strong[keep], support[keep], n_free[keep]

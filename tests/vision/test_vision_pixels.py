@@ -24,13 +24,16 @@ CLOTH_BGR = np.array([60.0, 140.0, 40.0])
 RED_BGR = np.array([40.0, 30.0, 200.0])
 
 
-def _discs(shape, discs, background=CLOTH_BGR, blur=1.2, ss=8):
-    """A BGR uint8 image of filled discs [(cx, cy, r, bgr)] over a background, each pixel the
-    area-weighted mix (ss x ss supersampling), then a Gaussian camera blur (sigma ``blur`` px)."""
+def _discs(shape, discs, background=CLOTH_BGR, blur=1.2, ss=8, rings=()):
+    """A BGR uint8 image of filled discs [(cx, cy, r, bgr)] over a background and, under them, rings
+    [(cx, cy, r, width, bgr)] (all [px]), each pixel the area-weighted mix (ss x ss supersampling), then a
+    Gaussian camera blur (sigma ``blur`` px)."""
     h, w = shape
     yy, xx = np.mgrid[0:h * ss, 0:w * ss]
     x, y = (xx + 0.5) / ss - 0.5, (yy + 0.5) / ss - 0.5
     img = np.broadcast_to(np.asarray(background, float), (h * ss, w * ss, 3)).copy()
+    for cx, cy, r, width, bgr in rings:
+        img[np.abs(np.hypot(x - cx, y - cy) - r) < width / 2] = bgr
     for cx, cy, r, bgr in discs:
         img[(x - cx) ** 2 + (y - cy) ** 2 <= r * r] = bgr
     img = img.reshape(h, ss, w, ss, 3).mean(axis=(1, 3))
@@ -554,6 +557,47 @@ def test_a_ball_in_a_jaw_beyond_a_shaded_cushions_nose_is_found():
         _lit_ball(image, u, 95.0, r)
         det = detect_in_pixels(cv2.GaussianBlur(image, (0, 0), 1.2), r)
         assert len(det) == 1 and np.allclose(det.px[0], (u, 95.0), atol=0.5)
+
+
+def _ringed_column(width, bgr, strays):
+    """Drawn discs: three red balls (radius 13 px) in a touching column, each with a pale projected ring 2
+    radii about it (``width`` px wide, colour ``bgr``, as on billiard-ai's projector frames), and the balls'
+    centres with two stray candidates beside the middle ball (``strays``, 0.3 px off like the balls').
+    Returns (image, the balls' centres (3, 2), the candidates (5, 2), the share of each circle's inside
+    (0.8 radii, sampled) on a drawn ball: ``outline_fits``' ``unlike``)."""
+    r, balls = 13.0, np.array([(100.0, 54.0), (100.0, 80.0), (100.0, 106.0)])
+    image = _discs((160, 200), [(x, y, r, RED_BGR) for x, y in balls],
+                   rings=[(x, y, 2 * r, width, bgr) for x, y in balls])
+    g = np.stack(np.meshgrid(np.linspace(-0.8, 0.8, 9), np.linspace(-0.8, 0.8, 9)), axis=-1).reshape(-1, 2)
+    g = g[np.hypot(*g.T) <= 0.8]
+    def ball(c, rr, rms):
+        p = c[:, None] + rr[:, None, None] * g[None]
+        return (np.linalg.norm(p[:, :, None] - balls[None, None], axis=-1) <= r).any(axis=2).mean(axis=1)
+    return image, balls, np.concatenate([balls, strays]) + 0.3, ball
+
+
+def test_a_circle_on_ring_arcs_does_not_beat_a_ball_in_the_first_pass():
+    """``_ringed_column`` (3 px rings): the middle ball's neighbours leave it few free search lines (12
+    outline points in the first pass), while a circle across the rings' arcs and its side gathers 26; in
+    the choice between overlapping first-pass fits each counts its points times the share of its inside
+    that is ball (the circle's 0.45), so the ball's fit stays. All three balls are found within 0.1 px,
+    nothing else (before: the circle beat the middle ball, then failed the acceptance itself, and the ball
+    was lost)."""
+    image, balls, cand, ball = _ringed_column(3.0, (200.0, 220.0, 140.0), [(89.0, 80.0), (115.0, 94.0)])
+    idx, c, *_ = outline_fits(image, cand, 13.0, ball, _unit(CLOTH_BGR))[0]
+    assert sorted(idx) == [0, 1, 2] and np.allclose(c[np.argsort(idx)], balls, atol=0.1)
+
+
+def test_a_ball_among_balls_beats_a_circle_on_ring_arcs_by_the_share_of_its_free_lines_found():
+    """``_ringed_column`` (2.5 px rings, strays further out): in the second pass the middle ball's fit (10
+    points: its neighbours and the strays' circles stop most of its lines) and a circle across a ring's
+    arc that moved within a radius of it (11 points, its inside 0.37 ball) overlap; counted as the share
+    of its free search lines that found points, times the share of its inside that is ball, the ball
+    stays. All three balls are found within 0.1 px, nothing else (before: the circle won on points, then
+    failed the acceptance, and the ball was lost)."""
+    image, balls, cand, ball = _ringed_column(2.5, (170.0, 200.0, 120.0), [(82.0, 78.0), (114.0, 84.0)])
+    idx, c, *_ = outline_fits(image, cand, 13.0, ball, _unit(CLOTH_BGR))[0]
+    assert sorted(idx) == [0, 1, 2] and np.allclose(c[np.argsort(idx)], balls, atol=0.1)
 
 
 def _fits(centres, r=15.0):
