@@ -14,7 +14,9 @@ in the image instead (the reason for each is in docs/vision.md):
    projector's lit area is the commonest colour and the unlit cloth round it is foreground (``_two_tone``),
    the lit wedge turned towards the unlit cloth's colour holds it too, and the play area is found again;
 3. ``hole_mask``: dark regions at least a ball wide (pocket holes), where no centre can be (on a
-   frame with halo rings, a ring's line across a hole bridged first);
+   frame with halo rings, a ring's line across a hole bridged first); a side of the play area that lies
+   out beyond its rail (a rail lit into the cloth's colour) is moved onto its corner pockets
+   (``within_pockets``);
    on a frame without halo rings (fewer than RINGED line pixels in the play area): where the
    commonest cloth colour is a projector's lit one (its lit wedge runs away from white), the
    light is fitted over the play area and taken off (``vision.cloth.added_light_field``, as in
@@ -104,7 +106,7 @@ from vision.halo_rings import line_rings
 from vision.intruders import clear_of_intruders, reach_in_band
 from vision.jaws import JAW_NEAR, jaw_candidates
 from vision.limbs import limb_circles
-from vision.play_area import cloth_region, play_area
+from vision.play_area import area_mask, area_polygon, cloth_region, within_pockets
 from vision.steps import N_RAYS, SmoothedNear, ray_directions, step_points
 from vision.thin_lines import remove_thin_lines
 
@@ -184,14 +186,20 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     half, lined = remove_thin_lines(half, max(1, int(round(LINE_REACH * r_half))))
     model, bright = _cloth_model(half)
     classes = classify(half, model, bright)
-    region = play_area(classes)
+    poly = area_polygon(classes)
+    region = area_mask(poly, classes.shape)
     two = _two_tone(half, model, bright, classes, region, r_half)
     if two is not None:
-        classes, region = two
+        classes, poly, region = two
     inside = region > 0
     lined &= inside                                          # (lines off the play area: no halo rings)
     ringed = np.count_nonzero(lined) >= RINGED
     hole = hole_mask(classes, r_half, ringed)               # (halo rings drawn across a hole bridged)
+    moved = within_pockets(poly, hole, r_half)               # a side out beyond its rail: onto its pockets
+    if moved is not poly:
+        region = area_mask(moved, classes.shape)
+        inside = region > 0
+        lined &= inside
     light = None
     if model.lit[0] < 0 and not ringed:                      # a projector's light over most of the cloth: off
         unlit = _unlit(half, inside & ~hole, r_half)
@@ -494,9 +502,10 @@ def _unlit(half: np.ndarray, table: np.ndarray, r_half: float):
 
 def _two_tone(half: np.ndarray, model, bright: np.ndarray, classes: np.ndarray, region: np.ndarray,
               r_half: float):
-    """(classes, region): ``classify``'s bits (h, w) uint8 and the play area (h, w) uint8 of a cloth of two
-    tones, or None where the half-resolution BGR frame ``half`` (h, w, 3) shows none. A tinted projector
-    that lights most of the cloth makes its lit colour the commonest: the cloth ``model`` (lit brightness
+    """(classes, poly, region): ``classify``'s bits (h, w) uint8 and the play area (``area_polygon`` and its
+    mask (h, w) uint8) of a cloth of two tones, or None where the half-resolution BGR frame ``half`` (h, w, 3)
+    shows none. A tinted projector that lights most of the cloth makes its lit colour the commonest: the
+    cloth ``model`` (lit brightness
     ``bright`` (h, w)) then holds only the lit area, the unlit cloth round it is foreground (``classes`` its
     bits) and the play area ``region`` is the lit area's. Where TWO_TONE_SHARE of the sparse grid's samples
     lie off the model's lit wedge near its colour (``vision.cloth.unlit_samples``), and as many of those
@@ -520,10 +529,11 @@ def _two_tone(half: np.ndarray, model, bright: np.ndarray, classes: np.ndarray, 
     other = classify(half, tinted, bright)
     both = ((classes | other) & CLOTH) | (classes & other & ~np.uint8(CLOTH))
     both = np.where(cloth_region(classes) > 0, classes, both)
-    grown = play_area(both)
+    poly = area_polygon(both)
+    grown = area_mask(poly, both.shape)
     if np.count_nonzero(grown) < TWO_TONE_GROW * np.count_nonzero(region):
         return None
-    return both, grown
+    return both, poly, grown
 
 
 def _cloth_model(half: np.ndarray, table: np.ndarray | None = None):

@@ -11,7 +11,9 @@ colour the region spills over it and that side's fit leans out across the rail; 
 squared up to the straightest one (``_square_up``). Where a cushion's shadow line cuts its strip
 off the bed along part of a side, that side is fitted to the rail's edge along the rest only and
 leans out across the rail at the far end (the lens bows the edge); it is refitted to the cloth's
-edge along its whole length (``to_cloth_edges``; docs/vision.md stage 2 gives the figures).
+edge along its whole length (``to_cloth_edges``; docs/vision.md stage 2 gives the figures). Where a whole
+rail, or the room beyond it, is lit into the cloth's colour, that side lies out beyond the rail with its
+corner pockets well inside it; it is moved onto them once the pocket holes are known (``within_pockets``).
 """
 from __future__ import annotations
 
@@ -36,11 +38,34 @@ EDGE_IN = 16           # [px] ... to this far inside it (a leaning end stood 3-6
 EDGE_COVER = 0.4       # a refit has this share of each third of the side on its line (leaning sides 0.45-0.82;
                        # a fit mixing a shaded cushion's nose and the rail's edge 0-0.3 in some third) ...
 EDGE_MOVE = 1.0        # [px] ... and moves an end by more than this (sub-pixel moves changed rendered marginal circles)
+POCKET_AREA = 6.0      # [ball discs] a pocket hole's area at most this (the rendered ones 2-3; a dark room beyond
+                       # the table can pass for a hole and is larger)
+POCKET_END = 0.25      # a side's corner pocket lies within this share of the side's length of its end
+SPILL = 3.0            # [ball radii] a side's corner pockets this far inside it at both ends: the side lies out
+                       # beyond the rail (rendered: 0.7-2.4 where it lies on the cushion line, 5.2-11.5 beyond)
+CORNER_REACH = 2.0     # [ball radii] a corner of the play area has a hole this near it in x and y (its corner
+                       # pocket; real frames up to 1.3, rendered 1.5 where no side lies beyond its rail)
+POCKET_DEPTH = 1.5     # [ball radii] a side lies this far outside the line through its corner pockets' centres
+                       # (the median where it lies on the cushion line)
 
 
 def play_area(classes: np.ndarray) -> np.ndarray:
     """(h, w) uint8 mask (1 = play area) of an image given its pixels' ``vision.cloth.classify``
     bits (see the module notes). Raises ValueError if no cloth-coloured region is found."""
+    return area_mask(area_polygon(classes), classes.shape)
+
+
+def area_mask(poly: np.ndarray, shape: tuple) -> np.ndarray:
+    """(h, w) uint8 mask (1 = inside) of the convex polygon ``poly`` (K, 2) [px] in an image of ``shape``."""
+    region = np.zeros(shape[:2], np.uint8)
+    h, w = region.shape
+    cv2.fillConvexPoly(region, np.rint(np.clip(poly, (-w, -h), (2 * w, 2 * h))).astype(np.int32), 1)
+    return region
+
+
+def area_polygon(classes: np.ndarray) -> np.ndarray:
+    """(K, 2) [px] the play area of ``play_area`` as a polygon: the quadrilateral's four corners (K = 4,
+    in order round it) or, where four sides cannot be told apart, the cloth region's convex hull."""
     cloth = _opened_cloth(classes)
     outline = cloth_outline(cloth)
     # (the outline's whole numbers: cv2's integer hull, the same vertices, 0.17 against 0.24 ms for float32;
@@ -49,13 +74,7 @@ def play_area(classes: np.ndarray) -> np.ndarray:
     pts = outline.astype(np.int32)
     hull = cv2.convexHull(pts[row_ends(pts)])[:, 0, :].astype(np.float64)
     corners = quadrilateral(outline, hull)
-    if corners is not None:
-        corners = to_cloth_edges(corners, cloth)
-    region = np.zeros(classes.shape, np.uint8)
-    h, w = region.shape
-    poly = hull if corners is None else np.clip(corners, (-w, -h), (2 * w, 2 * h))
-    cv2.fillConvexPoly(region, np.rint(poly).astype(np.int32), 1)
-    return region
+    return hull if corners is None else to_cloth_edges(corners, cloth)
 
 
 def _opened_cloth(classes: np.ndarray) -> np.ndarray:
@@ -288,3 +307,62 @@ def _intersect(l1: tuple[np.ndarray, np.ndarray], l2: tuple[np.ndarray, np.ndarr
         return None
     s = ((p2[0] - p1[0]) * (-d2[1]) - (p2[1] - p1[1]) * (-d2[0])) / det
     return p1 + s * d1
+
+
+def within_pockets(poly: np.ndarray, hole: np.ndarray, radius: float) -> np.ndarray:
+    """(K, 2) [px] the play area ``poly`` (K, 2; ``area_polygon``) with each side that lies out beyond its
+    rail moved onto its corner pockets (``radius``: the ball radius [px]). Such a side takes its corners
+    off the corner pockets: where every corner has a pixel of ``hole`` ((h, w) bool, ``vision.cloth.hole_mask``)
+    within CORNER_REACH radii, nothing is looked at. A side's corner pockets are, at each of its ends, the
+    shallowest of the pocket holes (``pocket_centres``) inside the play area within POCKET_END of the side's
+    length of that end and less than a quarter of the way across (a side pocket of the next side lies
+    halfway). Where they lie more than SPILL radii inside the side, the side becomes the line through them
+    (where it runs within SQUARE_DEG of the side; the opposite side's direction through the one pocket where
+    the other end has none: a ball in it) moved out by POCKET_DEPTH radii. A convex hull (no four sides) is
+    kept, and ``poly`` itself is returned where no side moves."""
+    if poly.shape[0] != 4 or all(_hole_near(hole, c, CORNER_REACH * radius) for c in poly):
+        return poly                                  # (most frames: a pocket at every corner)
+    pockets = pocket_centres(hole, radius)
+    centre = poly.mean(axis=0)
+    length = np.linalg.norm(np.roll(poly, -1, axis=0) - poly, axis=1)
+    d = (np.roll(poly, -1, axis=0) - poly) / length[:, None]
+    n = np.stack([-d[:, 1], d[:, 0]], axis=1)
+    n *= np.sign(np.sum((centre - poly) * n, axis=1))[:, None]                # inwards
+    s = np.einsum('kj,kmj->km', n, pockets[None] - poly[:, None])              # (side, pocket) [px] inside
+    t = np.einsum('kj,kmj->km', d, pockets[None] - poly[:, None]) / length[:, None]
+    halfway = np.sum((centre - poly) * n, axis=1)                              # [px] to the centre
+    mine = np.all(s > 0, axis=0) & (s < 0.5 * halfway[:, None])
+    lines, moved = [(poly[k], d[k]) for k in range(4)], False
+    for k in range(4):
+        ends = [np.flatnonzero(mine[k] & near) for near in (t[k] < POCKET_END, t[k] > 1 - POCKET_END)]
+        ends = [e[np.argmin(s[k, e])] for e in ends if e.size]
+        if not ends or min(s[k, ends]) <= SPILL * radius:
+            continue
+        e = d[(k + 2) % 4] if len(ends) == 1 else _unit(pockets[ends[1]] - pockets[ends[0]])
+        if abs(e @ d[k]) >= np.cos(np.radians(SQUARE_DEG)):
+            lines[k], moved = (pockets[ends[0]] - POCKET_DEPTH * radius * n[k], e), True
+    out = [_intersect(lines[k - 1], lines[k]) for k in range(4)] if moved else [None]
+    return poly if any(c is None for c in out) else np.array(out)
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    """v (2,) scaled to length 1 (v itself if it is 0)."""
+    norm = np.linalg.norm(v)
+    return v / norm if norm > 0 else v
+
+
+def _hole_near(hole: np.ndarray, c: np.ndarray, reach: float) -> bool:
+    """Whether ``hole`` (h, w) bool has a pixel within ``reach`` px of the point c (2,) [px] in x and in y."""
+    x, y, k = int(round(c[0])), int(round(c[1])), int(round(reach))
+    return bool(hole[max(y - k, 0):max(y + k + 1, 0), max(x - k, 0):max(x + k + 1, 0)].any())
+
+
+def pocket_centres(hole: np.ndarray, radius: float) -> np.ndarray:
+    """(M, 2) [px] the centres of the pocket holes in ``hole`` (h, w) bool (``vision.cloth.hole_mask``, made
+    at half its resolution and scaled up: outlined there), ``radius`` the ball radius [px]: its regions whose
+    outline encloses at most POCKET_AREA ball discs (their outlines' centroids)."""
+    small = np.ascontiguousarray(hole[::2, ::2]).view(np.uint8)
+    contours, _ = cv2.findContours(small, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    most = POCKET_AREA * np.pi * (radius / 2) ** 2
+    moments = [m for m in map(cv2.moments, contours) if 0 < m["m00"] <= most]
+    return np.array([(2 * m["m10"] / m["m00"] + 0.5, 2 * m["m01"] / m["m00"] + 0.5) for m in moments]).reshape(-1, 2)

@@ -15,7 +15,7 @@ from vision.cloth import CLOTH, FOREGROUND, hole_mask, unlike_cloth
 from vision.detect_pixels import _with_contact_balls, detect_in_pixels, lit_by_lamps, lit_fits, outline_fits
 from vision.evaluate import match
 from vision.fits import fit_circles
-from vision.play_area import play_area, to_cloth_edges
+from vision.play_area import area_mask, area_polygon, play_area, to_cloth_edges, within_pockets
 from vision.scene import diamond_points
 from vision.steps import SmoothedNear, ray_directions, step_points
 from vision.thin_lines import remove_thin_lines
@@ -243,6 +243,33 @@ def test_play_area_side_stays_on_the_cushion_line_beside_a_lit_rail():
     assert region[52:309, 72:569].all()
     rail = [(330, 100), (330, 450), (334, 300), (338, 500)]
     assert not any(region[y, x] for y, x in rail)
+
+
+def test_a_side_out_beyond_its_lit_rail_is_moved_onto_its_corner_pockets():
+    """Cloth bits of a table (bed and cushions to the cushion backs, six pocket cuts) whose right rail, and
+    the room beyond it to the image's edge, are lit into the cloth's colour, with three markers on the rail:
+    the play area's right side lies on the image's edge and the markers are inside it. The pocket holes
+    (drawn, 9 px; the ball radius 8 px) at the right corners lie 8.6 radii inside that side: it is moved
+    onto the line through them, 1.5 radii out, so the bed stays in the play area and the markers are out;
+    the other sides stay where they were."""
+    classes = np.full((360, 640), FOREGROUND, np.uint8)
+    classes[40:321, 60:640] = CLOTH
+    for x, y in ((60, 40), (580, 40), (60, 320), (580, 320), (320, 36), (320, 324)):
+        cv2.circle(classes, (x, y), 12, FOREGROUND, -1)
+    markers = [(100, 605), (180, 605), (260, 605)]                     # (y, x)
+    for y, x in markers:
+        classes[y - 5:y + 6, x - 5:x + 6] = FOREGROUND
+    hole = np.zeros((360, 640), np.uint8)
+    for x, y in ((70, 50), (570, 50), (70, 310), (570, 310), (320, 32), (320, 328)):
+        cv2.circle(hole, (x, y), 9, 1, -1)
+    poly = area_polygon(classes)
+    assert all(area_mask(poly, classes.shape)[y, x] for y, x in markers)      # the side on the image's edge
+    region = area_mask(within_pockets(poly, hole > 0, 8.0), classes.shape)
+    assert region[52:309, 72:581].all()
+    assert not any(region[y, x] for y, x in markers)
+    assert not region[:, 584:].any()
+    assert region[40:321, 60].all() and not region[:, :60].any()
+    assert region[40, 60:581].all() and not region[:40].any() and not region[321:].any()
 
 
 def test_a_side_fitted_along_half_its_length_is_refitted_to_the_cloth_edge_along_all_of_it():
