@@ -8,7 +8,7 @@ in the image instead (the reason for each is in docs/vision.md):
    the pixels changed there inside the play area, at full resolution for the outline points;
 1. ``fit_cloth`` on a sparse grid of the whole image (the cloth is the dominant colour), and
    ``classify`` every half-resolution pixel: cloth, foreground, dark;
-2. ``play_area`` (``vision.play_area``): the quadrilateral of the four rail lines, fitted to the
+2. the play area (``vision.play_area``): the quadrilateral of the four rail lines, fitted to the
    outline of the largest cloth-coloured region and squared up (it takes in the jaws and the
    balls in them, and leaves out the rails with their diamonds and markers); where a tinted
    projector's lit area is the commonest colour and the unlit cloth round it is foreground (``_two_tone``),

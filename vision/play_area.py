@@ -49,12 +49,6 @@ POCKET_DEPTH = 1.5     # [ball radii] a side lies this far outside the line thro
                        # (the median where it lies on the cushion line)
 
 
-def play_area(classes: np.ndarray) -> np.ndarray:
-    """(h, w) uint8 mask (1 = play area) of an image given its pixels' ``vision.cloth.classify``
-    bits (see the module notes). Raises ValueError if no cloth-coloured region is found."""
-    return area_mask(area_polygon(classes), classes.shape)
-
-
 def area_mask(poly: np.ndarray, shape: tuple) -> np.ndarray:
     """(h, w) uint8 mask (1 = inside) of the convex polygon ``poly`` (K, 2) [px] in an image of ``shape``."""
     region = np.zeros(shape[:2], np.uint8)
@@ -64,8 +58,10 @@ def area_mask(poly: np.ndarray, shape: tuple) -> np.ndarray:
 
 
 def area_polygon(classes: np.ndarray) -> np.ndarray:
-    """(K, 2) [px] the play area of ``play_area`` as a polygon: the quadrilateral's four corners (K = 4,
-    in order round it) or, where four sides cannot be told apart, the cloth region's convex hull."""
+    """(K, 2) [px] the play area (see the module notes) of an image given its pixels' ``vision.cloth.classify``
+    bits ``classes`` (h, w) as a polygon (``area_mask`` makes its mask): the quadrilateral's four corners
+    (K = 4, in order round it) or, where four sides cannot be told apart, the cloth region's convex hull.
+    Raises ValueError if no cloth-coloured region is found."""
     cloth = _opened_cloth(classes)
     outline = cloth_outline(cloth)
     # (the outline's whole numbers: cv2's integer hull, the same vertices, 0.17 against 0.24 ms for float32;
@@ -94,7 +90,7 @@ def cloth_outline(cloth: np.ndarray) -> np.ndarray:
 
 def cloth_region(classes: np.ndarray) -> np.ndarray:
     """(h, w) uint8 mask (1 = inside) of the largest cloth-coloured region of ``classify``'s bits
-    ``classes`` (h, w), its holes filled (the region ``play_area`` starts from)."""
+    ``classes`` (h, w), its holes filled (the region ``area_polygon`` starts from)."""
     region = np.zeros(classes.shape, np.uint8)
     cv2.fillPoly(region, [cloth_outline(_opened_cloth(classes)).astype(np.int32)], 1)
     return region

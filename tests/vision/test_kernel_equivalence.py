@@ -785,7 +785,7 @@ def test_any_in_disc_equals_the_disc_entries():
 
 
 def test_integer_hull_equals_the_float_hull():
-    """cv2's convex hull of whole-number points (``vision.play_area.play_area``'s outline) is the same
+    """cv2's convex hull of whole-number points (``vision.play_area.area_polygon``'s outline) is the same
     array from int32 as from float32 points."""
     rng = np.random.default_rng(15)
     for _ in range(300):

@@ -15,7 +15,7 @@ from vision.cloth import CLOTH, FOREGROUND, hole_mask, unlike_cloth
 from vision.detect_pixels import _with_contact_balls, detect_in_pixels, lit_by_lamps, lit_fits, outline_fits
 from vision.evaluate import match
 from vision.fits import fit_circles
-from vision.play_area import area_mask, area_polygon, play_area, to_cloth_edges, within_pockets
+from vision.play_area import area_mask, area_polygon, to_cloth_edges, within_pockets
 from vision.scene import diamond_points
 from vision.steps import SmoothedNear, ray_directions, step_points
 from vision.thin_lines import remove_thin_lines
@@ -219,7 +219,7 @@ def test_play_area_takes_in_the_jaws_and_leaves_out_the_rails(jaws_frame, synthe
     sc, frame, centroid, _ = jaws_frame
     _, lm = synthetic_camera
     _, classes = half_cloth(frame.image)
-    region = play_area(classes)
+    region = area_mask(area_polygon(classes), classes.shape)
     inside = lambda px: region[np.rint((px[:, 1] - 0.5) / 2).astype(int), np.rint((px[:, 0] - 0.5) / 2).astype(int)]
     assert inside(centroid).all()
     d = table_to_pixels(sc.cam, diamond_points(sc.table, lm.rail))
@@ -239,7 +239,7 @@ def test_play_area_side_stays_on_the_cushion_line_beside_a_lit_rail():
     lit = np.zeros_like(classes)
     cv2.ellipse(lit, (200, 322), (150, 30), 0, 0, 360, 1, -1)
     classes[lit > 0] = CLOTH
-    region = play_area(classes)
+    region = area_mask(area_polygon(classes), classes.shape)
     assert region[52:309, 72:569].all()
     rail = [(330, 100), (330, 450), (334, 300), (338, 500)]
     assert not any(region[y, x] for y, x in rail)
