@@ -505,9 +505,8 @@ def _two_tone(half: np.ndarray, model, bright: np.ndarray, classes: np.ndarray, 
     """(classes, poly, region): ``classify``'s bits (h, w) uint8 and the play area (``area_polygon`` and its
     mask (h, w) uint8) of a cloth of two tones, or None where the half-resolution BGR frame ``half`` (h, w, 3)
     shows none. A tinted projector that lights most of the cloth makes its lit colour the commonest: the
-    cloth ``model`` (lit brightness
-    ``bright`` (h, w)) then holds only the lit area, the unlit cloth round it is foreground (``classes`` its
-    bits) and the play area ``region`` is the lit area's. Where TWO_TONE_SHARE of the sparse grid's samples
+    cloth ``model`` (lit brightness ``bright`` (h, w)) then holds only the lit area, the unlit cloth round it
+    is foreground (``classes`` its bits) and the play area ``region`` is the lit area's. Where TWO_TONE_SHARE of the sparse grid's samples
     lie off the model's lit wedge near its colour (``vision.cloth.unlit_samples``), and as many of those
     within TWO_TONE_BAND ball radii (``r_half`` [px]) of ``region`` (the unlit cloth beside the lit area,
     not the rails beyond), the wedge is turned towards their commonest colour (``unlit_light``); off the

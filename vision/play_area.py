@@ -22,6 +22,7 @@ import math
 import cv2
 import numpy as np
 
+from planner.aim import unit
 from planner.jit import njit
 from vision.cloth import CLOTH
 
@@ -334,17 +335,11 @@ def within_pockets(poly: np.ndarray, hole: np.ndarray, radius: float) -> np.ndar
         ends = [e[np.argmin(s[k, e])] for e in ends if e.size]
         if not ends or min(s[k, ends]) <= SPILL * radius:
             continue
-        e = d[(k + 2) % 4] if len(ends) == 1 else _unit(pockets[ends[1]] - pockets[ends[0]])
+        e = d[(k + 2) % 4] if len(ends) == 1 else unit(pockets[ends[1]] - pockets[ends[0]])
         if abs(e @ d[k]) >= np.cos(np.radians(SQUARE_DEG)):
             lines[k], moved = (pockets[ends[0]] - POCKET_DEPTH * radius * n[k], e), True
     out = [_intersect(lines[k - 1], lines[k]) for k in range(4)] if moved else [None]
     return poly if any(c is None for c in out) else np.array(out)
-
-
-def _unit(v: np.ndarray) -> np.ndarray:
-    """v (2,) scaled to length 1 (v itself if it is 0)."""
-    norm = np.linalg.norm(v)
-    return v / norm if norm > 0 else v
 
 
 def _hole_near(hole: np.ndarray, c: np.ndarray, reach: float) -> bool:
