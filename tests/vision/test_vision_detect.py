@@ -322,6 +322,17 @@ def test_arc_span_is_the_share_of_the_circle_the_used_rays_cover():
     np.testing.assert_allclose(arc_span(used), [1.0, 12 / 48, 4 / 48, 25 / 48, 0.0])
 
 
+def _detected_with_cloth(vision, image: np.ndarray):
+    """(the registered mode's detections in ``image`` (h, w, 3) BGR, the cloth model of its crop at half
+    resolution, tinted: what ``TableDetector.added_kept`` takes)."""
+    from vision.cloth import fit_cloth
+    d = vision.detector
+    both, _ = vision.detect(image)
+    u0, v0, u1, v1 = d.crop
+    half = cv2.resize(image[v0:v1, u0:u1], d.half_size, interpolation=cv2.INTER_AREA)
+    return both, fit_cloth(half[d.sample_v, d.sample_u], d.sample_u, d.sample_v, d.scale, True)
+
+
 def test_a_second_searchs_ball_is_added_only_with_an_outline_and_a_body_of_its_own(synthetic_camera, vision):
     """``TableDetector.added_kept`` (the second search under halo rings): of two balls found in a clean
     frame, the second is added to a first search that found only the first; the same ball is
@@ -330,20 +341,12 @@ def test_a_second_searchs_ball_is_added_only_with_an_outline_and_a_body_of_its_o
     of its circle and its square is not full, when it sits on bare cloth (its body is cloth), and when
     it overlaps the first search's ball; placed with a full square of a ball's colour, it is added (a
     rack's inner ball, hard x20 seeds 5 and 30)."""
-    import cv2
-
-    from planner.state import TableState
-    from vision.cloth import fit_cloth
     from vision.detect import SHORT_FILL, SHORT_SPAN
     sc, _ = synthetic_camera
     d = vision.detector
-    st = TableState([3, 11], [[0.4, 0.9], [0.9, 1.7]])
-    frame = sc.render(st, np.random.default_rng(2))
-    both, _ = vision.detect(frame.image)
+    frame = sc.render(TableState([3, 11], [[0.4, 0.9], [0.9, 1.7]]), np.random.default_rng(2))
+    both, model = _detected_with_cloth(vision, frame.image)
     assert len(both) == 2
-    u0, v0, u1, v1 = d.crop
-    half = cv2.resize(frame.image[v0:v1, u0:u1], d.half_size, interpolation=cv2.INTER_AREA)
-    model = fit_cloth(half[d.sample_v, d.sample_u], d.sample_u, d.sample_v, d.scale, True)
     first, second = both.take(np.array([0])), both.take(np.array([1]))
     assert second.span[0] >= SHORT_SPAN and np.isfinite(second.rms_px[0])      # premise: a whole outline
 
@@ -370,21 +373,16 @@ def test_a_second_searchs_ball_is_added_only_with_an_outline_and_a_body_of_its_o
     assert not kept(over)
 
 
-
 def test_a_short_arc_on_a_full_square_of_a_balls_colour_is_added(synthetic_camera, vision):
     """``added_kept``: a second search's ball whose outline points span only a quarter of its circle (its
     other rays ran into neighbours or a ring's remnant) is added where its square is full of foreground
     (SHORT_FILL) and its body is a ball's colour (ball 11, red, on green: far beyond EDGE_CHROMA_DEG
     from the cloth); the same arc on bare cloth is refused (its body is the cloth's)."""
-    from vision.cloth import fit_cloth
     from vision.detect import SHORT_FILL, SHORT_SPAN
     sc, _ = synthetic_camera
     d = vision.detector
     frame = sc.render(TableState([3, 11], [[0.4, 0.9], [0.9, 1.7]]), np.random.default_rng(2))
-    both, _ = vision.detect(frame.image)
-    u0, v0, u1, v1 = d.crop
-    half = cv2.resize(frame.image[v0:v1, u0:u1], d.half_size, interpolation=cv2.INTER_AREA)
-    model = fit_cloth(half[d.sample_v, d.sample_u], d.sample_u, d.sample_v, d.scale, True)
+    both, model = _detected_with_cloth(vision, frame.image)
     first, arc = both.take(np.array([0])), both.take(np.array([1]))
     arc.span[:] = 0.25
     arc.fill[:] = 1.0
@@ -394,23 +392,20 @@ def test_a_short_arc_on_a_full_square_of_a_balls_colour_is_added(synthetic_camer
     arc.px[:] = table_to_pixels(sc.cam, np.array([[*arc.xy[0], sc.R]]))
     assert not d.added_kept(first, arc, frame.image, model)[0]
 
+
 def test_a_ball_of_the_cloths_hue_dimmer_than_its_cloth_is_added_on_a_full_square(synthetic_camera, vision):
     """``added_kept``: a green 6 on a green cloth 5 degrees from its colour (under EDGE_CHROMA_DEG) and 0.7
     of its level, placed by its contacts or fitted to a short arc on a full square (hard x20: a rack's 6
     of seed 41, a 6 in a pocket's mouth of seed 5), is added (SHORT_DIM: a ring's remnant is the cloth
     with light added, never dimmer); the same ball brightened to 1.2 times its level (its hue kept) is
     refused, as before, and so is the dim ball on a square that is not full."""
-    from vision.cloth import fit_cloth
     from vision.detect import EDGE_CHROMA_DEG, SHORT_DIM, SHORT_FILL, body_colour, hue_angle, local_cloth
     sc, _ = synthetic_camera
     d = vision.detector
     frame = DomainRenderer(sc, Domain(cloth_srgb=(25, 120, 65)), seed=0).render(
         TableState([3, 6], [[0.4, 0.9], [0.9, 1.7]]), np.random.default_rng(2))
-    both, _ = vision.detect(frame.image)
+    both, model = _detected_with_cloth(vision, frame.image)
     assert len(both) == 2
-    u0, v0, u1, v1 = d.crop
-    half = cv2.resize(frame.image[v0:v1, u0:u1], d.half_size, interpolation=cv2.INTER_AREA)
-    model = fit_cloth(half[d.sample_v, d.sample_u], d.sample_u, d.sample_v, d.scale, True)
     first, six = both.take(np.array([0])), both.take(np.array([1]))
 
     def body(image):
