@@ -580,6 +580,7 @@ def test_line_blocks_equal_the_line_search_over_their_pixels():
     near = np.zeros((60, 80), bool)
     near[rng.integers(0, 60, 300), rng.integers(0, 80, 300)] = True
     near[28:33, 18:24] = True                                     # neighbours' blocks overlapping
+    near[45, 72:] = True                                          # a run of them to the right edge
     where = np.zeros(image.shape[:2], bool)
     for v, u in np.argwhere(near):                                # each block, 2 px either side
         where[max(2 * v - 2, 0):2 * v + 4, max(2 * u - 2, 0):2 * u + 4] = True
