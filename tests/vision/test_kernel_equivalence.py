@@ -73,6 +73,7 @@ from vision.thin_lines import (
     MIN_GAIN,
     SAME_SHARE,
     _brightest,
+    _row_runs,
     _sample_offsets,
     _unline,
     _unline_blocks,
@@ -589,9 +590,21 @@ def test_line_blocks_equal_the_line_search_over_their_pixels():
     out_a, changed_a = image.copy(), np.zeros(image.shape[:2], bool)
     _unline(image, out_a, changed_a, where, *args)
     out_b, changed_b = image.copy(), np.zeros(image.shape[:2], bool)
-    _unline_blocks(image, out_b, changed_b, near, near.any(axis=1), 2, *args)
+    _unline_blocks(image, out_b, changed_b, near, 2, *args)
     assert changed_a.sum() > 50
     assert np.array_equal(changed_a, changed_b) and np.array_equal(out_a, out_b)
+
+
+def test_row_runs_equal_the_plain_runs_of_each_row():
+    rng = np.random.default_rng(14)
+    for shape in ((1, 1), (3, 5), (37, 53), (60, 80)):         # (sizes that are no multiple of eight too)
+        for share in (0.0, 0.05, 0.5, 1.0):
+            mask = rng.random(shape) < share
+            want = []
+            for y, row in enumerate(mask):
+                step = np.diff(np.concatenate([[0], row.astype(np.int8), [0]]))
+                want += [(y, a, b) for a, b in zip(np.flatnonzero(step == 1), np.flatnonzero(step == -1))]
+            assert list(zip(*(a.tolist() for a in _row_runs(mask)))) == want
 
 
 def _lined_image(rng):
