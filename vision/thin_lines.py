@@ -36,6 +36,7 @@ import cv2
 import numpy as np
 
 from planner.jit import njit
+from vision.runs import row_runs
 
 MIN_GAIN = 20.0       # 8-bit levels: a line adds at least this much light in its strongest channel
 SAME_SHARE = 0.5      # the two sides differ by at most this share of the gain (one surface)
@@ -158,46 +159,16 @@ def _brightest(img):
 
 
 @njit(cache=True)
-def _row_runs(mask):
-    """(rows, starts, ends) (R,) int64: each run starts <= x < ends of True pixels along a row of the
-    C-contiguous (h, w) bool ``mask``, in raster order. Eight pixels at a time where all are False (a
-    pixel at a time, the scan of a half-resolution mask cost a tenth of a millisecond)."""
-    w = mask.shape[1]
-    flat = mask.reshape(-1)
-    n = flat.size
-    words = flat[:n - n % 8].view(np.uint64)
-    some = 1                                     # (the tail)
-    for k in range(words.size):
-        some += words[k] != 0
-    rows, starts, ends = np.empty(4 * some, np.int64), np.empty(4 * some, np.int64), np.empty(4 * some, np.int64)
-    m, done = 0, 0                               # runs found, the pixels before this one looked at
-    for k in range(words.size + 1):
-        if k < words.size and words[k] == 0:
-            continue
-        for i in range(8 * k, min(8 * k + 8, n)):
-            if i < done or not flat[i]:
-                continue
-            y = i // w
-            j = i + 1
-            while j < (y + 1) * w and flat[j]:
-                j += 1
-            rows[m], starts[m], ends[m] = y, i - y * w, j - y * w
-            m += 1
-            done = j
-    return rows[:m], starts[:m], ends[:m]
-
-
-@njit(cache=True)
 def _unline(img, out, changed, where, dirs, min_gain, same_share, along_share, go_on):
     """``_take`` each True pixel of ``where`` (h, w) 2 reach inside the frame (row 1 of dirs: (0, reach))
     that passes the first test across some direction, one pixel at a time (their runs along a row are one
     or two pixels long at half resolution: ``_unline_run`` cost three times as much there), found eight
-    pixels at a time (``_row_runs``)."""
+    pixels at a time (``vision.runs.row_runs``)."""
     h, w = img.shape[0], img.shape[1]
     edge = 2 * dirs[1, 1]
     across, fits = np.empty((dirs.shape[0], 1)), np.empty((dirs.shape[0], 1), np.bool_)
     flat, offs = _offsets(img, dirs)
-    rows, starts, ends = _row_runs(where)
+    rows, starts, ends = row_runs(where)
     for j in range(rows.size):
         y = rows[j]
         if not edge <= y < h - edge:
@@ -218,7 +189,7 @@ def _block_runs(coarse, margin, w):
     """(starts, ends, first): each run u <= u' < u1 of True pixels along a row v of ``coarse`` (half
     resolution) as the columns 2 u - margin <= x < 2 u1 + margin of the full-resolution image (w columns)
     its blocks span, clipped to it; row v's runs are first[v]:first[v + 1]."""
-    rows, starts, ends = _row_runs(coarse)
+    rows, starts, ends = row_runs(coarse)
     first = np.searchsorted(rows, np.arange(coarse.shape[0] + 1))
     return np.maximum(2 * starts - margin, 0), np.minimum(2 * ends + margin, w), first
 

@@ -66,6 +66,7 @@ from vision.identify import (
 from vision.intruders import _pieces
 from vision.limbs import limb_circles, limb_points
 from vision.play_area import EDGE_IN, EDGE_OUT, SIDE_TOL_DEG, TANGENT_SPAN, _cloth_edge, _tangent_keys, row_ends
+from vision.runs import row_runs
 from vision.steps import N_RAYS, ray_directions
 from vision.thin_lines import (
     ALONG_SHARE,
@@ -73,7 +74,6 @@ from vision.thin_lines import (
     MIN_GAIN,
     SAME_SHARE,
     _brightest,
-    _row_runs,
     _sample_offsets,
     _unline,
     _unline_blocks,
@@ -604,7 +604,7 @@ def test_row_runs_equal_the_plain_runs_of_each_row():
             for y, row in enumerate(mask):
                 step = np.diff(np.concatenate([[0], row.astype(np.int8), [0]]))
                 want += [(y, a, b) for a, b in zip(np.flatnonzero(step == 1), np.flatnonzero(step == -1))]
-            assert list(zip(*(a.tolist() for a in _row_runs(mask)))) == want
+            assert list(zip(*(a.tolist() for a in row_runs(mask)))) == want
 
 
 def _lined_image(rng):
