@@ -39,7 +39,7 @@ from vision.detect import (
     near_points,
     outline_normals,
 )
-from vision.detect_pixels import _any_in_disc
+from vision.detect_pixels import _any_in_disc, _halved
 from vision.edges import block_contrast
 from vision.fits import CIRCLE_ITERS, WELL_POSED, _gauss_newton_step, _robust_scale, _solve_normal3, fit_circles
 from vision.halo_rings import (
@@ -593,6 +593,15 @@ def test_line_blocks_equal_the_line_search_over_their_pixels():
     _unline_blocks(image, out_b, changed_b, near, 2, *args)
     assert changed_a.sum() > 50
     assert np.array_equal(changed_a, changed_b) and np.array_equal(out_a, out_b)
+
+
+def test_halved_frame_equals_cv2_area_resize():
+    rng = np.random.default_rng(15)
+    for shape in ((2, 2, 3), (7, 9, 3), (36, 64, 3), (91, 130, 3)):      # (odd sizes: the last row, column dropped)
+        image = rng.integers(0, 256, shape, dtype=np.uint8)
+        h, w = shape[0] // 2, shape[1] // 2
+        want = cv2.resize(image[:2 * h, :2 * w], (w, h), interpolation=cv2.INTER_AREA)
+        assert np.array_equal(_halved(image), want)
 
 
 def test_row_runs_equal_the_plain_runs_of_each_row():
