@@ -210,6 +210,8 @@ def _unline_blocks(img, out, changed, coarse, margin, dirs, min_gain, same_share
     heads = np.empty(margin + 2, np.int64)       # the next run of each coarse row reaching the image row
     for y in range(edge, h - edge):
         v0, v1 = max((y - margin - 2) // 2 + 1, 0), min((y + margin) // 2 + 1, ch)   # blocks reaching row y
+        if v0 >= v1 or first[v0] == first[v1]:
+            continue                                 # (no line pixel near: most rows of most frames)
         for i in range(v1 - v0):
             heads[i] = first[v0 + i]
         x0, x1 = -1, -1                              # the run being gathered
