@@ -172,7 +172,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     Returns Detections with px the outline circles' centres [px], r_px their radii, xy NaN,
     rms_px the circle fits' residuals, n_edges the outline points used.
     Raises ValueError for an image that is not BGR, a radius below 3 px, or no cloth in view.
-    One core: about 7.5-9 ms for a rendered 1280x720 frame, 12-14.5 ms for a real one, about 14.5-15.5 ms
+    One core: about 7-8.5 ms for a rendered 1280x720 frame, 11-13.5 ms for a real one, about 13.5-14 ms
     under bright halo rings (``cuerobot bench vision``; docs/vision.md, stage 7's Speed).
     """
     if image.ndim != 3 or image.shape[2] != 3:
