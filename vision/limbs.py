@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from planner.jit import njit
-from vision.edges import _sample
+from vision.edges import _sample_at
 from vision.fits import _fit_circles
 
 
@@ -37,15 +37,22 @@ def limb_points(image, lut, outline, nrm, half_width, step, cloth_lin, depth, cl
     valid = np.zeros((M, N), dtype=np.bool_)
     col = np.empty(3)
     z = np.empty(S)
+    h, w = image.shape[0], image.shape[1]
+    xs, ys, fxs, fys = np.empty(S, np.int64), np.empty(S, np.int64), np.empty(S), np.empty(S)
     for m in range(M):
         norm = np.sqrt(cloth_lin[m, 0] ** 2 + cloth_lin[m, 1] ** 2 + cloth_lin[m, 2] ** 2)
         c = cloth_lin[m] / norm
         for n in range(N):
             ox, oy = outline[m, n, 0], outline[m, n, 1]
             nx, ny = nrm[m, n, 0], nrm[m, n, 1]
-            for k in range(S):
+            for k in range(S):                 # the samples' places first: a loop the compiler vectorises
                 s = s0 + k * step
-                _sample(image, lut, ox + s * nx, oy + s * ny, col)
+                x = min(max(ox + s * nx, 0.0), w - 1.001)
+                y = min(max(oy + s * ny, 0.0), h - 1.001)
+                xs[k], ys[k] = int(x), int(y)
+                fxs[k], fys[k] = x - xs[k], y - ys[k]
+            for k in range(S):
+                _sample_at(image, lut, xs[k], ys[k], fxs[k], fys[k], col)
                 z[k] = (col[0] * c[0] + col[1] * c[1] + col[2] * c[2]) / norm
             top, low, kb = 0.0, 1e9, -1
             for k in range(S - 1, -1, -1):            # inward from the outer end, which must be cloth

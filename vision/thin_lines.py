@@ -36,6 +36,7 @@ import cv2
 import numpy as np
 
 from planner.jit import njit
+from vision.runs import row_runs
 
 MIN_GAIN = 20.0       # 8-bit levels: a line adds at least this much light in its strongest channel
 SAME_SHARE = 0.5      # the two sides differ by at most this share of the gain (one surface)
@@ -79,33 +80,42 @@ def _offsets(img, dirs):
 
 
 @njit(cache=True)
-def _unline_pixel(img, flat, offs, out, changed, y, x, dirs, across, fits, min_gain, same_share, along_share,
-                  go_on):
-    """Replace pixel (y, x) of ``out`` by the surface under it if it lies on a line (module notes);
-    dirs: (4 or 8, 2) the offsets to the samples, square pairs k, k ^ 1 (row 1 = (0, reach)); flat, offs:
-    ``_offsets(img, dirs)``; across (4 or 8,) float and fits (4 or 8,) bool: scratch. Each pixel is to be
-    looked at once (``changed`` is written only: reading it faulted in the zero pages of a frame-sized
-    mask, 0.3 ms a halo frame). Every direction's gain across is taken first, branch-free; the test along
-    the line then reads the square direction's (the same numbers: one gain fewer for each direction
-    passing the first test, 14 000 a real halo frame)."""
-    h, w = img.shape[0], img.shape[1]
-    if min(y, x, h - 1 - y, w - 1 - x) < 2 * dirs[1, 1]:
-        return
-    p = 3 * (y * w + x)
-    some = False
-    for k in range(dirs.shape[0]):
-        gmin, gmax, diff2 = _gain(flat, p, offs[k])
-        across[k] = gmax
-        fits[k] = (gmax >= min_gain) & (gmin >= 0) & (diff2 <= (same_share * gmax) ** 2)
-        some |= fits[k]
-    if not some:
-        return
+def _fits(gmin, gmax, diff2, min_gain, same_share):
+    """Whether a pixel's gain across a direction (``_gain``) passes the first test (module notes): it
+    gains at least min_gain, no channel darker, the two samples one surface."""
+    return (gmax >= min_gain) & (gmin >= 0) & (diff2 <= (same_share * gmax) ** 2)
+
+
+@njit(cache=True)
+def _across(flat, offs, p0, n, across, fits, min_gain, same_share):
+    """The first test of each direction (module notes) for n pixels along a row from the byte offset p0 of
+    ``flat`` (``_offsets``): across[k, i] (float) the largest channel gain of pixel i across direction k,
+    fits[k, i] whether it passes (gain, every channel no darker, the two samples one surface). One
+    direction at a time over the whole run, branch-free: the compiler vectorises it (with the runs of
+    ``_unline_blocks``, a real halo frame's full-resolution pass 0.89 -> 0.69 ms against a pixel at a time)."""
+    for k in range(offs.shape[0]):
+        o = offs[k]
+        for i in range(n):
+            gmin, gmax, diff2 = _gain(flat, p0 + 3 * i, o)
+            across[k, i] = gmax
+            fits[k, i] = _fits(gmin, gmax, diff2, min_gain, same_share)
+
+
+@njit(cache=True)
+def _take(img, flat, offs, out, changed, y, x, i, dirs, across, fits, along_share, go_on):
+    """Replace pixel (y, x) of ``out`` by the surface under it if it lies on a line (module notes), given
+    its first tests across[:, i], fits[:, i] (``_across``). dirs: (4 or 8, 2) the offsets to the samples,
+    square pairs k, k ^ 1; flat, offs: ``_offsets(img, dirs)``. ``changed`` is written only (reading it
+    faulted in the zero pages of a frame-sized mask, 0.3 ms a halo frame). The test along the line reads
+    the square direction's gain across (the same numbers: one gain fewer for each direction passing the
+    first test, 14 000 a real halo frame)."""
+    p = 3 * (y * img.shape[1] + x)
     best = 0.0
     for k in range(dirs.shape[0]):
-        gmax = across[k]
-        if not fits[k] or gmax <= best:
+        gmax = across[k, i]
+        if not fits[k, i] or gmax <= best:
             continue
-        if across[k ^ 1] >= along_share * gmax:
+        if across[k ^ 1, i] >= along_share * gmax:
             continue                                 # brighter along the line too: a spot
         o, along = offs[k], offs[k ^ 1]              # across and along the line
         if _gain(flat, p + along, o)[1] < go_on * gmax or _gain(flat, p - along, o)[1] < go_on * gmax:
@@ -115,6 +125,22 @@ def _unline_pixel(img, flat, offs, out, changed, y, x, dirs, across, fits, min_g
         dx, dy = dirs[k, 0], dirs[k, 1]
         for c in range(3):
             out[y, x, c] = (int(img[y + dy, x + dx, c]) + int(img[y - dy, x - dx, c]) + 1) // 2
+
+
+@njit(cache=True)
+def _unline_run(img, flat, offs, out, changed, y, x0, x1, dirs, across, fits, min_gain, same_share, along_share,
+                go_on):
+    """``_take`` each pixel (y, x0 <= x < x1) of a run 2 reach inside the frame (row 1 of dirs: (0, reach))
+    that passes the first test across some direction; across (4 or 8, >= x1 - x0) float and fits (the
+    same shape) bool: scratch."""
+    p0 = 3 * (y * img.shape[1] + x0)
+    _across(flat, offs, p0, x1 - x0, across, fits, min_gain, same_share)
+    for i in range(x1 - x0):
+        some = False
+        for k in range(dirs.shape[0]):
+            some |= fits[k, i]
+        if some:
+            _take(img, flat, offs, out, changed, y, x0 + i, i, dirs, across, fits, along_share, go_on)
 
 
 @njit(cache=True)
@@ -134,56 +160,78 @@ def _brightest(img):
 
 @njit(cache=True)
 def _unline(img, out, changed, where, dirs, min_gain, same_share, along_share, go_on):
-    """``_unline_pixel`` on each True pixel of ``where`` (h, w)."""
-    across, fits = np.empty(dirs.shape[0]), np.empty(dirs.shape[0], np.bool_)
+    """``_take`` each True pixel of ``where`` (h, w) 2 reach inside the frame (row 1 of dirs: (0, reach))
+    that passes the first test across some direction, one pixel at a time (their runs along a row are one
+    or two pixels long at half resolution: ``_unline_run`` cost three times as much there), found eight
+    pixels at a time (``vision.runs.row_runs``)."""
+    h, w = img.shape[0], img.shape[1]
+    edge = 2 * dirs[1, 1]
+    across, fits = np.empty((dirs.shape[0], 1)), np.empty((dirs.shape[0], 1), np.bool_)
     flat, offs = _offsets(img, dirs)
-    for y in range(where.shape[0]):
-        for x in range(where.shape[1]):
-            if where[y, x]:
-                _unline_pixel(img, flat, offs, out, changed, y, x, dirs, across, fits, min_gain, same_share,
-                              along_share, go_on)
+    rows, starts, ends = row_runs(where)
+    for j in range(rows.size):
+        y = rows[j]
+        if not edge <= y < h - edge:
+            continue
+        for x in range(max(starts[j], edge), min(ends[j], w - edge)):
+            p, some = 3 * (y * w + x), False
+            for k in range(dirs.shape[0]):
+                gmin, gmax, diff2 = _gain(flat, p, offs[k])
+                across[k, 0] = gmax
+                fits[k, 0] = _fits(gmin, gmax, diff2, min_gain, same_share)
+                some |= fits[k, 0]
+            if some:
+                _take(img, flat, offs, out, changed, y, x, 0, dirs, across, fits, along_share, go_on)
 
 
 @njit(cache=True)
-def _unline_blocks(img, out, changed, coarse, rows, margin, dirs, min_gain, same_share, along_share, go_on):
-    """``_unline_pixel`` on each pixel of img within margin px of the 2 x 2 block of a True pixel of
-    ``coarse`` (half resolution; rows: which of its rows hold one), each pixel once (it reads only img,
-    so a second look would change nothing; the blocks of neighbouring line pixels overlap). The pixels
-    seen are kept for the 2 margin + 2 rows a block spans only (a ring of 2 margin + 4 rows, each
-    cleared when first reached): a mask of the whole frame cost more than the few blocks of a frame
-    without halo rings. A run of True pixels along a row of ``coarse`` is taken as the union of its
-    blocks, one window (the blocks one at a time checked (2 margin + 2)^2 pixels each: a real halo
-    frame's full-resolution pass 1.07 -> 0.91 ms)."""
+def _block_runs(coarse, margin, w):
+    """(starts, ends, first): each run u <= u' < u1 of True pixels along a row v of ``coarse`` (half
+    resolution) as the columns 2 u - margin <= x < 2 u1 + margin of the full-resolution image (w columns)
+    its blocks span, clipped to it; row v's runs are first[v]:first[v + 1]."""
+    rows, starts, ends = row_runs(coarse)
+    first = np.searchsorted(rows, np.arange(coarse.shape[0] + 1))
+    return np.maximum(2 * starts - margin, 0), np.minimum(2 * ends + margin, w), first
+
+
+@njit(cache=True)
+def _unline_blocks(img, out, changed, coarse, margin, dirs, min_gain, same_share, along_share, go_on):
+    """``_unline_run`` on each pixel of img within margin px of the 2 x 2 block of a True pixel of
+    ``coarse`` (half resolution), those 2 reach inside the frame, each pixel once (it reads only img, so a
+    second look would change nothing; the blocks of neighbouring line pixels overlap): along each row, the
+    blocks' columns of the coarse rows that reach it, merged into runs (``_block_runs``; a mask of the seen
+    pixels, kept for a ring of rows, and a pixel at a time cost more)."""
     h, w = img.shape[0], img.shape[1]
-    span = 2 * margin + 4
-    seen = np.empty((span, w), np.bool_)
-    across, fits = np.empty(dirs.shape[0]), np.empty(dirs.shape[0], np.bool_)
+    edge = 2 * dirs[1, 1]
+    across, fits = np.empty((dirs.shape[0], w)), np.empty((dirs.shape[0], w), np.bool_)
     flat, offs = _offsets(img, dirs)
-    ready = 0                                   # rows above this one have their ring row cleared
-    for v in range(coarse.shape[0]):
-        if not rows[v]:
-            continue
-        y0, y1 = max(2 * v - margin, 0), min(2 * v + 2 + margin, h)
-        for y in range(max(y0, ready), y1):
-            seen[y % span] = False
-        ready = max(ready, y1)
-        u, cw = 0, coarse.shape[1]
-        while u < cw:
-            if not coarse[v, u]:
-                u += 1
-                continue
-            u1 = u + 1
-            while u1 < cw and coarse[v, u1]:
-                u1 += 1                          # a run of them in the row: its blocks' union at once
-            x0, x1 = max(2 * u - margin, 0), min(2 * u1 + margin, w)
-            for y in range(y0, y1):
-                row = y % span
-                for x in range(x0, x1):
-                    if not seen[row, x]:
-                        seen[row, x] = True
-                        _unline_pixel(img, flat, offs, out, changed, y, x, dirs, across, fits, min_gain,
-                                      same_share, along_share, go_on)
-            u = u1
+    starts, ends, first = _block_runs(coarse, margin, w)
+    ch = coarse.shape[0]
+    heads = np.empty(margin + 2, np.int64)       # the next run of each coarse row reaching the image row
+    for y in range(edge, h - edge):
+        v0, v1 = max((y - margin - 2) // 2 + 1, 0), min((y + margin) // 2 + 1, ch)   # blocks reaching row y
+        if v0 >= v1 or first[v0] == first[v1]:
+            continue                                 # (no line pixel near: most rows of most frames)
+        for i in range(v1 - v0):
+            heads[i] = first[v0 + i]
+        x0, x1 = -1, -1                              # the run being gathered
+        while True:
+            j = -1                                   # the next run by its start, of all the coarse rows
+            for i in range(v1 - v0):
+                if heads[i] < first[v0 + i + 1] and (j < 0 or starts[heads[i]] < starts[j]):
+                    j = heads[i]
+                    k = i
+            if j >= 0:
+                heads[k] += 1
+                if starts[j] <= x1:                  # overlapping or touching: one run
+                    x1 = max(x1, ends[j])
+                    continue
+            if max(x0, edge) < min(x1, w - edge):
+                _unline_run(img, flat, offs, out, changed, y, max(x0, edge), min(x1, w - edge), dirs, across, fits,
+                            min_gain, same_share, along_share, go_on)
+            if j < 0:
+                break
+            x0, x1 = starts[j], ends[j]
 
 
 @njit(cache=True)
@@ -246,7 +294,7 @@ def remove_thin_lines(image: np.ndarray, reach: int, near: np.ndarray | None = N
         _unline(img, out, changed, where, dirs, MIN_GAIN, SAME_SHARE, ALONG_SHARE, GO_ON)
     else:
         near = np.ascontiguousarray(near, np.bool_)
-        _unline_blocks(img, out, changed, near, near.any(axis=1), 2, dirs, MIN_GAIN, SAME_SHARE, ALONG_SHARE,
+        _unline_blocks(img, out, changed, near, 2, dirs, MIN_GAIN, SAME_SHARE, ALONG_SHARE,
                        GO_ON)
     return out, changed
 

@@ -39,7 +39,7 @@ from vision.detect import (
     near_points,
     outline_normals,
 )
-from vision.detect_pixels import _any_in_disc
+from vision.detect_pixels import _any_in_disc, _halved
 from vision.edges import block_contrast
 from vision.fits import CIRCLE_ITERS, WELL_POSED, _gauss_newton_step, _robust_scale, _solve_normal3, fit_circles
 from vision.halo_rings import (
@@ -66,6 +66,7 @@ from vision.identify import (
 from vision.intruders import _pieces
 from vision.limbs import limb_circles, limb_points
 from vision.play_area import EDGE_IN, EDGE_OUT, SIDE_TOL_DEG, TANGENT_SPAN, _cloth_edge, _tangent_keys, row_ends
+from vision.runs import row_runs
 from vision.steps import N_RAYS, ray_directions
 from vision.thin_lines import (
     ALONG_SHARE,
@@ -589,9 +590,30 @@ def test_line_blocks_equal_the_line_search_over_their_pixels():
     out_a, changed_a = image.copy(), np.zeros(image.shape[:2], bool)
     _unline(image, out_a, changed_a, where, *args)
     out_b, changed_b = image.copy(), np.zeros(image.shape[:2], bool)
-    _unline_blocks(image, out_b, changed_b, near, near.any(axis=1), 2, *args)
+    _unline_blocks(image, out_b, changed_b, near, 2, *args)
     assert changed_a.sum() > 50
     assert np.array_equal(changed_a, changed_b) and np.array_equal(out_a, out_b)
+
+
+def test_halved_frame_equals_cv2_area_resize():
+    rng = np.random.default_rng(15)
+    for shape in ((2, 2, 3), (7, 9, 3), (36, 64, 3), (91, 130, 3)):      # (odd sizes: the last row, column dropped)
+        image = rng.integers(0, 256, shape, dtype=np.uint8)
+        h, w = shape[0] // 2, shape[1] // 2
+        want = cv2.resize(image[:2 * h, :2 * w], (w, h), interpolation=cv2.INTER_AREA)
+        assert np.array_equal(_halved(image), want)
+
+
+def test_row_runs_equal_the_plain_runs_of_each_row():
+    rng = np.random.default_rng(14)
+    for shape in ((1, 1), (3, 5), (37, 53), (60, 80)):         # (sizes that are no multiple of eight too)
+        for share in (0.0, 0.05, 0.5, 1.0):
+            mask = rng.random(shape) < share
+            want = []
+            for y, row in enumerate(mask):
+                step = np.diff(np.concatenate([[0], row.astype(np.int8), [0]]))
+                want += [(y, a, b) for a, b in zip(np.flatnonzero(step == 1), np.flatnonzero(step == -1))]
+            assert list(zip(*(a.tolist() for a in row_runs(mask)))) == want
 
 
 def _lined_image(rng):
