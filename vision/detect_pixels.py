@@ -41,7 +41,8 @@ in the image instead (the reason for each is in docs/vision.md):
    an inside that is mostly not cloth (``unlike_cloth``; less of it for a very round fit, a ball
    of the cloth's hue; with a pocket's rim and liner, RIM radii
    about its hole, counted as cloth: no circle on a cushion's shadow line, a liner or a rim; for a
-   very round fit, the share of its inside off that rim: a black ball in a pocket's mouth), and
+   very round fit, or one whose inside off that rim is all unlike cloth, the share of its inside off
+   that rim: a black ball in a pocket's mouth), and
    no overlap with a better-supported ball; the candidates refused that lie apart from every fit
    are fitted to their darker limb (``vision.limbs``, the registered mode's search for a ball of
    the cloth's hue: a dark green ball on green cloth, whose inside passes for cloth); a candidate
@@ -139,7 +140,10 @@ LIMB_GAP = SHAPE_GAP               # a ball of the cloth's hue fitted to its dar
                                    # fit (as the registered mode's candidates from shape)
 JAW_SEEN = 1 / 3                   # a very round fit's inside may be judged on its samples off a pocket's rim, over
                                    # at least this share of them (a black ball in a pocket's mouth; 0.02: one false
-                                   # ball more under the hard options, seed 5)
+                                   # ball more under the hard options, seed 5) ...
+JAW_FULL = 0.9                     # ... and so may a fit below RMS_MAX whose samples off the rim are at least this
+                                   # share unlike cloth (the black 8 in a pocket's mouth, its fit on the liner's edge
+                                   # too: all of them; a circle on a drawn-over real pocket 0.48)
 AT_POCKET = 1.25                   # ball radii from a pocket hole's nearest pixel to a centre at a pocket (the real
                                    # back walls' fits 0.6-0.9)
 GLINT = 1.0                        # a ball at a pocket: its highlight at least this many times the lit cloth's
@@ -279,11 +283,14 @@ def ball_share(image: np.ndarray, model, c: np.ndarray, r: np.ndarray, rim: np.n
                rms: np.ndarray) -> np.ndarray:
     """(M,) the share of the inside of each circle (centres c (M, 2), radii r (M,) [px]) unlike cloth
     (``unlike_cloth``, with ``rim`` (h/2, w/2) bool, a pocket's rim and liner, counted as cloth); for a very
-    round fit (RMS rms (M,) [px] below ROUND_RMS) the share of its samples off the rim when that is more,
-    over at least JAW_SEEN of all its samples (a black ball in a pocket's mouth: most of it in the rim)."""
+    round fit (RMS rms (M,) [px] below ROUND_RMS), or one below RMS_MAX whose samples off the rim are at
+    least JAW_FULL unlike cloth (its fit takes in the liner's edge), the share of its samples off the rim
+    when that is more, over at least JAW_SEEN of all its samples (a black ball in a pocket's mouth: most
+    of it in the rim, where its outline against the hole is not seen). A NaN RMS (no fit): neither."""
     unlike, seen = unlike_shares(image, model, c, r, rim).T
     own = unlike / np.maximum(seen, JAW_SEEN)
-    return np.where(rms < ROUND_RMS, np.maximum(unlike, own), unlike)
+    jaw = (rms < ROUND_RMS) | ((rms < RMS_MAX) & (unlike >= JAW_FULL * seen))
+    return np.where(jaw, np.maximum(unlike, own), unlike)
 
 
 def _with_limb_fits(image: np.ndarray, model, cand: np.ndarray, fits: tuple, radius_px: float,
