@@ -136,8 +136,8 @@ LINE_REACH = 0.35                  # ball radii: thin lines of added light (halo
 RINGED = 80                        # half-resolution pixels on thin lines inside the play area: a frame with halo
                                    # rings (without: rendered <= 42, real dev frames <= 29; with: rendered >= 117,
                                    # the real halo frames 1399-1469)
-LIMB_GAP = SHAPE_GAP               # a ball of the cloth's hue fitted to its darker limb lies this many radii from every
-                                   # fit (as the registered mode's candidates from shape)
+LIMB_GAP = SHAPE_GAP               # a candidate searched for its darker limb (a ball of the cloth's hue) lies this many
+                                   # radii from every fit (as the registered mode's candidates from shape)
 JAW_SEEN = 1 / 3                   # a very round fit's inside may be judged on its samples off a pocket's rim, over
                                    # at least this share of them (a black ball in a pocket's mouth; 0.02: one false
                                    # ball more under the hard options, seed 5) ...
@@ -300,8 +300,9 @@ def _with_limb_fits(image: np.ndarray, model, cand: np.ndarray, fits: tuple, rad
     LIMB_GAP radii from every fit, fitted to their limb (``limb_fits``) with at least MIN_EDGES_PIXELS
     points, an RMS below RMS_MAX_PX where the circle APART radii about it reaches ``rim`` (h/2, w/2) bool
     (a circle fits a jaw's corner loosely) and below RMS_MAX_SHARE of the radius elsewhere (the registered
-    mode's limits), a radius within RADIUS_TOLERANCE, moved less than a radius, still LIMB_GAP radii from
-    every fit, and of two closer than APART radii the one with more points."""
+    mode's limits), a radius within RADIUS_TOLERANCE, moved less than a radius, APART radii from every fit
+    (a ball may touch a neighbour's fit, under LIMB_GAP radii), and of two closer than APART radii the one
+    with more points."""
     idx, c, r, rms, n = fits
     far = np.linalg.norm(cand[:, None] - c[None], axis=-1).min(axis=1, initial=np.inf) >= LIMB_GAP * radius_px
     k = np.flatnonzero(far)
@@ -314,7 +315,7 @@ def _with_limb_fits(image: np.ndarray, model, cand: np.ndarray, fits: tuple, rad
     if not ok.any():                      # (most frames: the rest of this costs more than the limb search)
         return fits
     ok[ok] = lrms[ok] < np.where(_reaches(rim, lc[ok], APART * radius_px), RMS_MAX_PX, RMS_MAX_SHARE * radius_px)
-    ok[ok] &= np.linalg.norm(lc[ok][:, None] - c[None], axis=-1).min(axis=1, initial=np.inf) >= LIMB_GAP * radius_px
+    ok[ok] &= np.linalg.norm(lc[ok][:, None] - c[None], axis=-1).min(axis=1, initial=np.inf) >= APART * radius_px
     k, lc, lr, lrms, ln = k[ok], lc[ok], lr[ok], lrms[ok], ln[ok]
     keep = distinct(lc, ln, APART * radius_px)
     return (np.concatenate([idx, k[keep]]), np.concatenate([c, lc[keep]]), np.concatenate([r, lr[keep]]),
