@@ -138,6 +138,10 @@ RINGED = 80                        # half-resolution pixels on thin lines inside
                                    # the real halo frames 1399-1469)
 LIMB_GAP = SHAPE_GAP               # a candidate searched for its darker limb (a ball of the cloth's hue) lies this many
                                    # radii from every fit (as the registered mode's candidates from shape)
+LIMB_TOUCHING = 2                  # a limb fit touching at least this many fits (TOUCHING), on a frame without halo
+                                   # rings, needs only MIN_ALIVE points (a ball at a rack's edge: its neighbours end its
+                                   # limb search; rendered such fits 6-21 points, all on balls; halo rings' arcs between
+                                   # two real ringed balls passed too)
 JAW_SEEN = 1 / 3                   # a very round fit's inside may be judged on its samples off a pocket's rim, over
                                    # at least this share of them (a black ball in a pocket's mouth; 0.02: one false
                                    # ball more under the hard options, seed 5) ...
@@ -238,7 +242,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     idx, c, r, rms, n = _with_jaw_fits(clean, 2 * jaw + 0.5, cand.shape[0], (idx, c, r, rms, n), float(radius_px),
                                        unlike, model.chroma, rings)
     fill = np.concatenate([fill, jaw_fill])
-    idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim)
+    idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim, ringed)
     idx, c, r, rms, n = _with_contact_balls(c0, (idx, c, r, rms, n), unlike)
     # a fit with no lamp's highlight is a ball's shadow, or a pocket's lit back wall seen between the jaws;
     # a ball dropped for overlapping such a fit is taken again
@@ -294,11 +298,12 @@ def ball_share(image: np.ndarray, model, c: np.ndarray, r: np.ndarray, rim: np.n
 
 
 def _with_limb_fits(image: np.ndarray, model, cand: np.ndarray, fits: tuple, radius_px: float,
-                    rim: np.ndarray) -> tuple:
+                    rim: np.ndarray, ringed: bool) -> tuple:
     """``fits`` (``outline_fits``' idx into cand, centres, radii, RMS, points) with the balls that show a
     darker limb (a ball of the cloth's hue) among the candidates cand (M, 2) [px] it refused added: those
     LIMB_GAP radii from every fit, fitted to their limb (``limb_fits``) with at least MIN_EDGES_PIXELS
-    points, an RMS below RMS_MAX_PX where the circle APART radii about it reaches ``rim`` (h/2, w/2) bool
+    points (MIN_ALIVE where it touches LIMB_TOUCHING fits and the frame is not ``ringed``: no halo rings),
+    an RMS below RMS_MAX_PX where the circle APART radii about it reaches ``rim`` (h/2, w/2) bool
     (a circle fits a jaw's corner loosely) and below RMS_MAX_SHARE of the radius elsewhere (the registered
     mode's limits), a radius within RADIUS_TOLERANCE, moved less than a radius, APART radii from every fit
     (a ball may touch a neighbour's fit, under LIMB_GAP radii), and of two closer than APART radii the one
@@ -310,7 +315,9 @@ def _with_limb_fits(image: np.ndarray, model, cand: np.ndarray, fits: tuple, rad
         return fits
     local = local_cloth(image, cand[k], np.full(k.size, radius_px), model, OUTLINE_RINGS)[0]
     lc, lr, lrms, ln = limb_fits(image, cand[k], radius_px, local, c, r)
-    ok = ((ln >= MIN_EDGES_PIXELS) & (np.abs(lr / radius_px - 1) < RADIUS_TOLERANCE)
+    touching = (np.abs(np.linalg.norm(lc[:, None] - c[None], axis=-1) / (2 * radius_px) - 1) < TOUCHING).sum(axis=1)
+    enough = (ln >= MIN_EDGES_PIXELS) | ((ln >= MIN_ALIVE) & (touching >= LIMB_TOUCHING) & (not ringed))
+    ok = (enough & (np.abs(lr / radius_px - 1) < RADIUS_TOLERANCE)
           & (np.linalg.norm(lc - cand[k], axis=1) < radius_px))
     if not ok.any():                      # (most frames: the rest of this costs more than the limb search)
         return fits

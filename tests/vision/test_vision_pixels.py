@@ -462,6 +462,15 @@ def test_a_limb_fit_may_touch_a_neighbours_fit(synthetic_camera):
     assert _every_ball_found(synthetic_camera, "jpeg", 45, 0, 6) < 1.5
 
 
+def test_a_limb_fit_between_neighbours_needs_fewer_points(synthetic_camera):
+    """The default condition's seventeenth frame of seed 5 (the rack of the set drawn from seed 9): the dark green 6
+    at the rack's edge is refused by the colour-step fit (grown over its neighbours); its limb search ends at
+    the four neighbours it touches (``LIMB_TOUCHING``), so its limb fit has 10 points (RMS 0.1 px), not
+    MIN_EDGES_PIXELS, and it passes with MIN_ALIVE: every ball found, the 6 within 2 px of the renderer's
+    centre, no other circle (before: the 6 lost)."""
+    assert _every_ball_found(synthetic_camera, "default", 9, 0, 6) < 2.0
+
+
 def test_a_limb_fit_beside_a_pocket_must_be_round(synthetic_camera):
     """The hard condition's first frame of seed 5: beside a side pocket a cushion's shaded face and the
     jaw's corner give a dark L whose limb points fit a circle loosely (0.95 px); within APART radii of a
