@@ -41,7 +41,8 @@ in the image instead (the reason for each is in docs/vision.md):
    an inside that is mostly not cloth (``unlike_cloth``; less of it for a very round fit, a ball
    of the cloth's hue; with a pocket's rim and liner, RIM radii
    about its hole, counted as cloth: no circle on a cushion's shadow line, a liner or a rim; for a
-   very round fit, the share of its inside off that rim: a black ball in a pocket's mouth), and
+   very round fit, or one whose inside off that rim is all unlike cloth, the share of its inside off
+   that rim: a black ball in a pocket's mouth), and
    no overlap with a better-supported ball; the candidates refused that lie apart from every fit
    are fitted to their darker limb (``vision.limbs``, the registered mode's search for a ball of
    the cloth's hue: a dark green ball on green cloth, whose inside passes for cloth); a candidate
@@ -135,11 +136,18 @@ LINE_REACH = 0.35                  # ball radii: thin lines of added light (halo
 RINGED = 80                        # half-resolution pixels on thin lines inside the play area: a frame with halo
                                    # rings (without: rendered <= 42, real dev frames <= 29; with: rendered >= 117,
                                    # the real halo frames 1399-1469)
-LIMB_GAP = SHAPE_GAP               # a ball of the cloth's hue fitted to its darker limb lies this many radii from every
-                                   # fit (as the registered mode's candidates from shape)
+LIMB_GAP = SHAPE_GAP               # a candidate searched for its darker limb (a ball of the cloth's hue) lies this many
+                                   # radii from every fit (as the registered mode's candidates from shape)
+LIMB_TOUCHING = 2                  # a limb fit touching at least this many fits (TOUCHING), on a frame without halo
+                                   # rings, needs only MIN_ALIVE points (a ball at a rack's edge: its neighbours end its
+                                   # limb search; rendered such fits 6-21 points, all on balls; halo rings' arcs between
+                                   # two real ringed balls passed too)
 JAW_SEEN = 1 / 3                   # a very round fit's inside may be judged on its samples off a pocket's rim, over
                                    # at least this share of them (a black ball in a pocket's mouth; 0.02: one false
-                                   # ball more under the hard options, seed 5)
+                                   # ball more under the hard options, seed 5) ...
+JAW_FULL = 0.9                     # ... and so may a fit below RMS_MAX whose samples off the rim are at least this
+                                   # share unlike cloth (the black 8 in a pocket's mouth, its fit on the liner's edge
+                                   # too: all of them; a circle on a drawn-over real pocket 0.48)
 AT_POCKET = 1.25                   # ball radii from a pocket hole's nearest pixel to a centre at a pocket (the real
                                    # back walls' fits 0.6-0.9)
 GLINT = 1.0                        # a ball at a pocket: its highlight at least this many times the lit cloth's
@@ -232,7 +240,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     idx, c, r, rms, n = _with_jaw_fits(clean, 2 * jaw + 0.5, cand.shape[0], (idx, c, r, rms, n), float(radius_px),
                                        unlike, model.chroma, rings)
     fill = np.concatenate([fill, jaw_fill])
-    idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim)
+    idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim, ringed)
     idx, c, r, rms, n = _with_contact_balls(c0, (idx, c, r, rms, n), unlike)
     # a fit with no lamp's highlight is a ball's shadow, or a pocket's lit back wall seen between the jaws;
     # a ball dropped for overlapping such a fit is taken again
@@ -298,22 +306,27 @@ def ball_share(image: np.ndarray, model, c: np.ndarray, r: np.ndarray, rim: np.n
                rms: np.ndarray) -> np.ndarray:
     """(M,) the share of the inside of each circle (centres c (M, 2), radii r (M,) [px]) unlike cloth
     (``unlike_cloth``, with ``rim`` (h/2, w/2) bool, a pocket's rim and liner, counted as cloth); for a very
-    round fit (RMS rms (M,) [px] below ROUND_RMS) the share of its samples off the rim when that is more,
-    over at least JAW_SEEN of all its samples (a black ball in a pocket's mouth: most of it in the rim)."""
+    round fit (RMS rms (M,) [px] below ROUND_RMS), or one below RMS_MAX whose samples off the rim are at
+    least JAW_FULL unlike cloth (its fit takes in the liner's edge), the share of its samples off the rim
+    when that is more, over at least JAW_SEEN of all its samples (a black ball in a pocket's mouth: most
+    of it in the rim, where its outline against the hole is not seen). A NaN RMS (no fit): neither."""
     unlike, seen = unlike_shares(image, model, c, r, rim).T
     own = unlike / np.maximum(seen, JAW_SEEN)
-    return np.where(rms < ROUND_RMS, np.maximum(unlike, own), unlike)
+    jaw = (rms < ROUND_RMS) | ((rms < RMS_MAX) & (unlike >= JAW_FULL * seen))
+    return np.where(jaw, np.maximum(unlike, own), unlike)
 
 
 def _with_limb_fits(image: np.ndarray, model, cand: np.ndarray, fits: tuple, radius_px: float,
-                    rim: np.ndarray) -> tuple:
+                    rim: np.ndarray, ringed: bool) -> tuple:
     """``fits`` (``outline_fits``' idx into cand, centres, radii, RMS, points) with the balls that show a
     darker limb (a ball of the cloth's hue) among the candidates cand (M, 2) [px] it refused added: those
     LIMB_GAP radii from every fit, fitted to their limb (``limb_fits``) with at least MIN_EDGES_PIXELS
-    points, an RMS below RMS_MAX_PX where the circle APART radii about it reaches ``rim`` (h/2, w/2) bool
+    points (MIN_ALIVE where it touches LIMB_TOUCHING fits and the frame is not ``ringed``: no halo rings),
+    an RMS below RMS_MAX_PX where the circle APART radii about it reaches ``rim`` (h/2, w/2) bool
     (a circle fits a jaw's corner loosely) and below RMS_MAX_SHARE of the radius elsewhere (the registered
-    mode's limits), a radius within RADIUS_TOLERANCE, moved less than a radius, still LIMB_GAP radii from
-    every fit, and of two closer than APART radii the one with more points."""
+    mode's limits), a radius within RADIUS_TOLERANCE, moved less than a radius, APART radii from every fit
+    (a ball may touch a neighbour's fit, under LIMB_GAP radii), and of two closer than APART radii the one
+    with more points."""
     idx, c, r, rms, n = fits
     far = np.linalg.norm(cand[:, None] - c[None], axis=-1).min(axis=1, initial=np.inf) >= LIMB_GAP * radius_px
     k = np.flatnonzero(far)
@@ -321,12 +334,14 @@ def _with_limb_fits(image: np.ndarray, model, cand: np.ndarray, fits: tuple, rad
         return fits
     local = local_cloth(image, cand[k], np.full(k.size, radius_px), model, OUTLINE_RINGS)[0]
     lc, lr, lrms, ln = limb_fits(image, cand[k], radius_px, local, c, r)
-    ok = ((ln >= MIN_EDGES_PIXELS) & (np.abs(lr / radius_px - 1) < RADIUS_TOLERANCE)
+    touching = (np.abs(np.linalg.norm(lc[:, None] - c[None], axis=-1) / (2 * radius_px) - 1) < TOUCHING).sum(axis=1)
+    enough = (ln >= MIN_EDGES_PIXELS) | ((ln >= MIN_ALIVE) & (touching >= LIMB_TOUCHING) & (not ringed))
+    ok = (enough & (np.abs(lr / radius_px - 1) < RADIUS_TOLERANCE)
           & (np.linalg.norm(lc - cand[k], axis=1) < radius_px))
     if not ok.any():                      # (most frames: the rest of this costs more than the limb search)
         return fits
     ok[ok] = lrms[ok] < np.where(_reaches(rim, lc[ok], APART * radius_px), RMS_MAX_PX, RMS_MAX_SHARE * radius_px)
-    ok[ok] &= np.linalg.norm(lc[ok][:, None] - c[None], axis=-1).min(axis=1, initial=np.inf) >= LIMB_GAP * radius_px
+    ok[ok] &= np.linalg.norm(lc[ok][:, None] - c[None], axis=-1).min(axis=1, initial=np.inf) >= APART * radius_px
     k, lc, lr, lrms, ln = k[ok], lc[ok], lr[ok], lrms[ok], ln[ok]
     keep = distinct(lc, ln, APART * radius_px)
     return (np.concatenate([idx, k[keep]]), np.concatenate([c, lc[keep]]), np.concatenate([r, lr[keep]]),

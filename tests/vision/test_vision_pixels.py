@@ -453,6 +453,24 @@ def test_a_ball_of_the_cloths_hue_refused_as_cloth_inside_is_fitted_to_its_darke
     assert _every_ball_found(synthetic_camera, "default", 7, 2, 6) < 0.5
 
 
+def test_a_limb_fit_may_touch_a_neighbours_fit(synthetic_camera):
+    """The JPEG condition's seventeenth frame of seed 41 (the rack of the set drawn from seed 45): the dark green
+    6 at the rack's edge is refused by the colour-step fit; its limb fit (20 points, RMS 0.26 px) lies 1.79
+    radii from a neighbour's fit, under LIMB_GAP but APART radii from it, as a touching ball does: every ball
+    found (the rack's purple 4 then placed by its contacts), the 6 within 1.5 px of the renderer's centre, no
+    other circle (before: the 6 and the 4 lost)."""
+    assert _every_ball_found(synthetic_camera, "jpeg", 45, 0, 6) < 1.5
+
+
+def test_a_limb_fit_between_neighbours_needs_fewer_points(synthetic_camera):
+    """The default condition's seventeenth frame of seed 5 (the rack of the set drawn from seed 9): the dark green 6
+    at the rack's edge is refused by the colour-step fit (grown over its neighbours); its limb search ends at
+    the four neighbours it touches (``LIMB_TOUCHING``), so its limb fit has 10 points (RMS 0.1 px), not
+    MIN_EDGES_PIXELS, and it passes with MIN_ALIVE: every ball found, the 6 within 2 px of the renderer's
+    centre, no other circle (before: the 6 lost)."""
+    assert _every_ball_found(synthetic_camera, "default", 9, 0, 6) < 2.0
+
+
 def test_a_limb_fit_beside_a_pocket_must_be_round(synthetic_camera):
     """The hard condition's first frame of seed 5: beside a side pocket a cushion's shaded face and the
     jaw's corner give a dark L whose limb points fit a circle loosely (0.95 px); within APART radii of a
@@ -472,6 +490,15 @@ def test_a_round_black_ball_in_a_pocket_mouth_is_judged_on_its_inside_off_the_ri
     (``ball_share``): every ball found, the 8 within 1 px of the renderer's centre, no other circle
     (before: the 8 lost)."""
     assert _every_ball_found(synthetic_camera, "default", 6, 1, 8) < 1.0
+
+
+def test_a_black_ball_in_a_pocket_mouth_whose_fit_takes_in_the_liner_is_judged_off_the_rim(synthetic_camera):
+    """The default condition's twentieth frame of seed 5 (the fourth of the set drawn from seed 9): the black
+    8 lies in a corner pocket's mouth, 0.16 of its inside unlike cloth (the rest within the rim band), and its
+    fit takes in the liner's edge where the ball meets the hole (RMS 0.9-1.2 px, not round). Every sample of
+    its inside off the rim is unlike cloth (``JAW_FULL``), so its inside is judged on those (``ball_share``):
+    every ball found, the 8 within 1.5 px of the renderer's centre, no other circle (before: the 8 lost)."""
+    assert _every_ball_found(synthetic_camera, "default", 9, 3, 8) < 1.5
 def _back_wall(sc, image, r_px):
     """(image with a side pocket's lit back wall drawn in, its centre [px]): a matte, even disc
     (0.85 ball radii ``r_px``, dim blue, dimmer than the lit cloth) inside the right side pocket's
