@@ -687,9 +687,11 @@ class TableDetector:
         - overlap no ball of ``det``, nor one added before it (most outline points first), by more than
           CONTACT_SLACK (balls cannot overlap; what is left of a halo ring round a ball lies about one
           ring radius from it, inside two ball radii);
-        - have its own outline, fitted within RMS_MAX_SHARE of its radius (a clean frame's limit, not
-          the frame's rougher one): a rough fit is refused, and a ball placed by its contacts (RMS NaN)
-          unless its square is at least SHORT_FILL foreground (then its span, 0, asks the body below);
+        - have its own outline, fitted within RMS_MAX_SHARE of its radius (a clean frame's limit), or
+          within the frame's rougher limit (``frame_limits`` of ``det2``'s own fits: JPEG roughens every
+          outline alike) with its square at least FEW_FILL foreground (a ring's arc encloses cloth); a
+          ball placed by its contacts (RMS NaN) only where its square is at least SHORT_FILL foreground
+          (then its span, 0, asks the body below);
         - have outline points spanning at least SHORT_SPAN of its circle (``Detections.span``): a
           shorter arc fits a halo ring's arc beside a ball as well as a ball's outline; unless its
           square is at least SHORT_FILL foreground (``Detections.fill``) and its body (below) is at
@@ -706,7 +708,10 @@ class TableDetector:
         if not len(det2):
             return np.zeros(0, bool)
         placed = np.isnan(det2.rms_px)
-        fitted = (det2.rms_px <= RMS_MAX_SHARE * det2.r_px) | (placed & (det2.fill >= SHORT_FILL))
+        own = ~placed & (det2.n_edges >= MIN_EDGES)
+        limit = RMS_MAX_SHARE * det2.r_px
+        rough = det2.rms_px <= frame_limits(limit, det2.rms_px, own, det2.r_px, self.R)[0]
+        fitted = (det2.rms_px <= limit) | (rough & (det2.fill >= FEW_FILL)) | (placed & (det2.fill >= SHORT_FILL))
         body = body_colour(image, det2.px, det2.r_px)
         local = local_cloth(image, det2.px, det2.r_px, cloth)[0]
         level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(local, axis=1), 1e-12)

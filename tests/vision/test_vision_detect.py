@@ -427,6 +427,30 @@ def test_a_short_arc_far_from_every_ball_found_is_added(synthetic_camera, vision
         assert not d.added_kept(near, arc, frame.image, model)[0]
 
 
+def test_a_second_searchs_rough_fit_is_held_to_the_frames_limit_on_a_full_square(synthetic_camera, vision):
+    """``added_kept``: a second search's ball fitted rougher than a clean frame's limit (RMS_MAX_SHARE of its
+    radius) but under FRAME_RMS_FACTOR times the median of the search's five own fits (JPEG roughens every
+    outline of a frame alike; hard x20 seed 77 frames 10 and 17, 0.83-0.97 px, 1.4-1.5 mm off) is added
+    where its square is at least FEW_FILL foreground; refused where it is not (a ring's arc encloses
+    cloth: a rack gap's false arc, 0.70), or where the search has only four own fits."""
+    from vision.detect import FEW_FILL, FRAME_RMS_FACTOR, RMS_MAX_SHARE
+    sc, _ = synthetic_camera
+    d = vision.detector
+    frame = sc.render(TableState([3, 11], [[0.4, 0.9], [0.9, 1.7]]), np.random.default_rng(2))
+    both, model = _detected_with_cloth(vision, frame.image)
+    first, ball = both.take(np.array([0])), both.take(np.array([1]))
+    ball.rms_px[:] = 1.4 * RMS_MAX_SHARE * ball.r_px
+    smooth = first.take(np.zeros(4, int))        # four smooth fits on the first search's ball (refused: overlap)
+    smooth.rms_px[:] = 1.2 * ball.rms_px[0] / FRAME_RMS_FACTOR     # the frame limit: 1.2 times the ball's RMS
+
+    def kept(others, fill):
+        ball.fill[:] = fill
+        return bool(d.added_kept(first, others.joined(ball), frame.image, model)[-1])
+    assert kept(smooth, FEW_FILL + 0.05)
+    assert not kept(smooth, FEW_FILL - 0.05)
+    assert not kept(smooth.take(np.arange(3)), 1.0)
+
+
 def test_a_short_arc_on_a_full_square_of_a_balls_colour_is_added(synthetic_camera, vision):
     """``added_kept``: a second search's ball whose outline points span only a quarter of its circle (its
     other rays ran into neighbours or a ring's remnant) is added where its square is full of foreground
