@@ -196,6 +196,29 @@ def test_loose_contacts_place_a_ball_among_rough_neighbours():
 
 
 
+def test_five_fits_set_a_frames_rougher_limit_with_two_of_them_rough():
+    """``frame_limits``: a JPEG frame's 3 smooth fits (0.3 px) and 2 rough ones (0.8, 0.9 px, over the
+    fixed 0.7 px: white-bodied stripes on a grey cloth, hard x20 seed 5 frame 14, five balls fitted) raise
+    the limit to FRAME_RMS_FACTOR times the smooth fits' 0.3 px, so the rough two pass, and the contact slack
+    to CONTACT_RMS_FACTOR times 0.3 px in metres; with one smooth fit fewer (four held) the fixed limits
+    stay (the median of four, two rough, would be a rough fit's)."""
+    from vision.detect import CONTACT_RMS_FACTOR, CONTACT_SLACK, FRAME_RMS_FACTOR, frame_limits
+
+    R, r_px = 0.028575, 13.0
+    fixed = np.full(5, 0.7)
+    rms = np.array([0.3, 0.8, 0.3, 0.9, 0.3])
+    held = np.ones(5, bool)
+    limit, slack = frame_limits(fixed, rms, held, np.full(5, r_px), R)
+    np.testing.assert_allclose(limit, FRAME_RMS_FACTOR * 0.3)
+    assert np.all(rms < limit)
+    assert CONTACT_RMS_FACTOR * 0.3 * R / r_px > CONTACT_SLACK
+    np.testing.assert_allclose(slack, CONTACT_RMS_FACTOR * 0.3 * R / r_px)
+    held[0] = False
+    limit, slack = frame_limits(fixed, rms, held, np.full(5, r_px), R)
+    np.testing.assert_array_equal(limit, fixed)
+    assert slack == CONTACT_SLACK
+
+
 def test_contacts_place_a_rack_ball_whose_start_is_far_off():
     """A rack's edge ball touched by four located balls (at 0, 60, 180 and 240 degrees), its candidate's
     start 9 mm off towards two of them (a rack's starts are 5-12 mm off: the neighbours' outlines vote
@@ -362,8 +385,8 @@ def test_a_second_searchs_ball_is_added_only_with_an_outline_and_a_body_of_its_o
     assert kept(placed)
     arc = both.take(np.array([1]))
     arc.span[:] = 0.25
-    arc.fill[:] = SHORT_FILL - 0.1          # a short arc whose square is not full: a ring's arc
-    assert not kept(arc)
+    arc.fill[:] = SHORT_FILL - 0.1          # a short arc whose square is not full, by a found ball: a ring's arc
+    assert not bool(d.added_kept(_with_ball_at(first, arc.xy[0] + (3 * sc.R, 0.0)), arc, frame.image, model)[0])
     bare = both.take(np.array([1]))             # the same fit moved 0.3 m along the table: cloth inside
     bare.xy[:] += (0.0, -0.3)
     bare.px[:] = table_to_pixels(sc.cam, np.array([[*bare.xy[0], sc.R]]))
@@ -371,6 +394,61 @@ def test_a_second_searchs_ball_is_added_only_with_an_outline_and_a_body_of_its_o
     over = both.take(np.array([1]))
     over.xy[:] = first.xy + (2 * sc.R - 0.006, 0.0)
     assert not kept(over)
+
+
+def _with_ball_at(det, xy: np.ndarray):
+    """``det`` (Detections) with a copy of its first ball moved to the table position xy (2,) [m] added
+    (``added_kept`` reads only the first search's positions)."""
+    ball = det.take(np.array([0]))
+    ball.xy[:] = xy
+    return det.joined(ball)
+
+
+def test_a_short_arc_far_from_every_ball_found_is_added(synthetic_camera, vision):
+    """``added_kept`` (SHORT_FAR): a second search's ball whose outline points span only a quarter of its
+    circle on a square that is not full is added where it lies 4 R or more from every ball found (a halo
+    ring's arc lies at most a ring radius, 2.2 R, from its ball, a circle fitted on it within R more: hard x20
+    seed 77 frame 9, a blue 10 fitted 0.2 mm off on 16 points spanning 0.35, 11 ball diameters from the
+    nearest ball); the same arc with a found ball 3 R or 3.9 R from it is refused, as before."""
+    from vision.detect import SHORT_FAR, SHORT_FILL, SHORT_SPAN
+    sc, _ = synthetic_camera
+    d = vision.detector
+    frame = sc.render(TableState([3, 11], [[0.4, 0.9], [0.9, 1.7]]), np.random.default_rng(2))
+    both, model = _detected_with_cloth(vision, frame.image)
+    first, arc = both.take(np.array([0])), both.take(np.array([1]))
+    arc.span[:] = 0.25
+    arc.fill[:] = SHORT_FILL - 0.1
+    assert arc.span[0] < SHORT_SPAN and np.linalg.norm(first.xy[0] - arc.xy[0]) > 10 * sc.R     # the premise
+    assert d.added_kept(first, arc, frame.image, model)[0]
+    assert d.added_kept(_with_ball_at(first, arc.xy[0] + (SHORT_FAR * sc.R + 0.001, 0.0)), arc, frame.image,
+                        model)[0]
+    for gap in (3.0, 3.9):
+        near = _with_ball_at(first, arc.xy[0] + (gap * sc.R, 0.0))
+        assert not d.added_kept(near, arc, frame.image, model)[0]
+
+
+def test_a_second_searchs_rough_fit_is_held_to_the_frames_limit_on_a_full_square(synthetic_camera, vision):
+    """``added_kept``: a second search's ball fitted rougher than a clean frame's limit (RMS_MAX_SHARE of its
+    radius) but under FRAME_RMS_FACTOR times the median of the search's five own fits (JPEG roughens every
+    outline of a frame alike; hard x20 seed 77 frames 10 and 17, 0.83-0.97 px, 1.4-1.5 mm off) is added
+    where its square is at least FEW_FILL foreground; refused where it is not (a ring's arc encloses
+    cloth: a rack gap's false arc, 0.70), or where the search has only four own fits."""
+    from vision.detect import FEW_FILL, FRAME_RMS_FACTOR, RMS_MAX_SHARE
+    sc, _ = synthetic_camera
+    d = vision.detector
+    frame = sc.render(TableState([3, 11], [[0.4, 0.9], [0.9, 1.7]]), np.random.default_rng(2))
+    both, model = _detected_with_cloth(vision, frame.image)
+    first, ball = both.take(np.array([0])), both.take(np.array([1]))
+    ball.rms_px[:] = 1.4 * RMS_MAX_SHARE * ball.r_px
+    smooth = first.take(np.zeros(4, int))        # four smooth fits on the first search's ball (refused: overlap)
+    smooth.rms_px[:] = 1.2 * ball.rms_px[0] / FRAME_RMS_FACTOR     # the frame limit: 1.2 times the ball's RMS
+
+    def kept(others, fill):
+        ball.fill[:] = fill
+        return bool(d.added_kept(first, others.joined(ball), frame.image, model)[-1])
+    assert kept(smooth, FEW_FILL + 0.05)
+    assert not kept(smooth, FEW_FILL - 0.05)
+    assert not kept(smooth.take(np.arange(3)), 1.0)
 
 
 def test_a_short_arc_on_a_full_square_of_a_balls_colour_is_added(synthetic_camera, vision):
@@ -398,7 +476,8 @@ def test_a_ball_of_the_cloths_hue_dimmer_than_its_cloth_is_added_on_a_full_squar
     of its level, placed by its contacts or fitted to a short arc on a full square (hard x20: a rack's 6
     of seed 41, a 6 in a pocket's mouth of seed 5), is added (SHORT_DIM: a ring's remnant is the cloth
     with light added, never dimmer); the same ball brightened to 1.2 times its level (its hue kept) is
-    refused, as before, and so is the dim ball on a square that is not full."""
+    refused, as before, and so is the dim ball on a square that is not full (with a found ball 3 R from it,
+    whose ring's arc it could be: SHORT_FAR)."""
     from vision.detect import EDGE_CHROMA_DEG, SHORT_DIM, SHORT_FILL, body_colour, hue_angle, local_cloth
     sc, _ = synthetic_camera
     d = vision.detector
@@ -406,7 +485,8 @@ def test_a_ball_of_the_cloths_hue_dimmer_than_its_cloth_is_added_on_a_full_squar
         TableState([3, 6], [[0.4, 0.9], [0.9, 1.7]]), np.random.default_rng(2))
     both, model = _detected_with_cloth(vision, frame.image)
     assert len(both) == 2
-    first, six = both.take(np.array([0])), both.take(np.array([1]))
+    six = both.take(np.array([1]))
+    first = _with_ball_at(both.take(np.array([0])), six.xy[0] + (3 * sc.R, 0.0))
 
     def body(image):
         b = body_colour(image, six.px, six.r_px)
