@@ -131,7 +131,9 @@ EDGE_OWN_SHARE = 0.5
 EDGE_MIN_DEG = 3.0                     # ... but at least this (a cloth's texture: ~1 degree)
 REFINE_REACH = 1.0                     # px a refined outline point may move
 BLOCKY_CONTRAST = 1.2                  # a frame stepping this many times more across JPEG's 8x8 block columns than
-                                       # elsewhere (``block_contrast``: raw 1.00-1.04, JPEG q95-q60 1.35-1.7) ...
+                                       # elsewhere (``block_contrast``: raw 1.00-1.04, JPEG q95-q60 1.35-1.7), or
+HALF_COLOUR = 0.6                      # whose colour is half-resolution this exactly (``half_colour``: raw, 4:4:4
+                                       # 0.83-1.14; 4:2:0 q60-q100 0.23-0.43, where q100's blocks hardly step) ...
 REFINE_SIDE = 2.0                      # ... refines an outline point whose step is mostly in colour (luma share
 LUMA_SHARE = 0.85                      # below this: JPEG keeps colour at half resolution) between the colours this
                                        # many px either side first, then 1 px (x20 q60: 1.91 -> 1.33 mm; side 2.5 /
@@ -253,6 +255,13 @@ class Detections:
 
 
 # ---- 4. outline points ----------------------------------------------------------------------
+def jpeg_frame(image: np.ndarray) -> bool:
+    """Whether step 4's JPEG rules apply to a BGR frame (h, w, 3) uint8: it steps across JPEG's 8x8
+    blocks (``block_contrast`` > BLOCKY_CONTRAST) or its colour is JPEG 4:2:0's half-resolution
+    colour (``half_colour`` < HALF_COLOUR: at quality 100 the blocks hardly step)."""
+    return _edges.block_contrast(image) > BLOCKY_CONTRAST or _edges.half_colour(image) < HALF_COLOUR
+
+
 def outline_normals(outline: np.ndarray) -> np.ndarray:
     """Unit outward normals (M, N, 2) of closed outlines (M, N, 2) listed in either direction: the
     central difference of the neighbours turned a quarter, pointing away from the outline's mean."""
@@ -817,7 +826,7 @@ class TableDetector:
         shape alone (``vision.shape_candidates``): search lines reaching into those balls are dropped, a
         ball of the cloth's hue is searched for its darker limb (``vision.limbs``), and a ball needs
         SHAPE_MIN_EDGES outline points and is never placed by its contacts; plain: no light is added to the
-        frame's cloth (no projector's lit area, no halo rings): in a JPEG frame (``block_contrast``) the last
+        frame's cloth (no projector's lit area, no halo rings): in a JPEG frame (``jpeg_frame``) the last
         fit's outline points move LUMA_BLEND of the way to the luma's half-way step before a final fit; vivid: where
         ``bright`` is inf (halo rings), a ball far brighter than its cloth and of its hue is searched by its
         brightness (``vivid_bright``; not in the second search under rings, whose cloth is what the take-off of
@@ -830,7 +839,7 @@ class TableDetector:
         rho = np.full(xy.shape[0], R)
         gone = np.zeros(xy.shape[0], bool)      # fits that left their start (a neighbour's outline)
         min_step = EDGE_MIN_SHARE * np.linalg.norm(cloth_lin)
-        blocky = _edges.block_contrast(image) > BLOCKY_CONTRAST
+        blocky = jpeg_frame(image)
         side, rho_min = (REFINE_SIDE, RHO_FRAME_MIN_BLOCKY) if blocky else (1.0, RHO_FRAME_MIN)
         luma = blocky and plain and not alone
         for it, half_width in enumerate(SEARCH_WIDTHS):

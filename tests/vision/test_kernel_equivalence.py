@@ -40,7 +40,7 @@ from vision.detect import (
     outline_normals,
 )
 from vision.detect_pixels import _any_in_disc, _halved
-from vision.edges import block_contrast
+from vision.edges import HALF_COLOUR_ROWS, HALF_COLOUR_STEP, block_contrast, half_colour
 from vision.fits import CIRCLE_ITERS, WELL_POSED, _gauss_newton_step, _robust_scale, _solve_normal3, fit_circles
 from vision.halo_rings import (
     RING_ANGLES,
@@ -108,6 +108,20 @@ def test_block_contrast_equals_the_ratio_of_mean_steps():
         on = np.zeros(d.shape[1], bool)
         on[7::8] = True
         assert block_contrast(image) == float(d[:, on].mean() / max(d[:, ~on].mean(), 1e-9))
+
+
+def test_half_colour_sums_the_third_differences_of_cb_cr_by_phase():
+    rng = np.random.default_rng(2)
+    smooth = cv2.GaussianBlur(rng.integers(0, 256, (720, 1280, 3), dtype=np.uint8), (0, 0), 2.0)
+    jpeg = cv2.imdecode(cv2.imencode(".jpg", smooth, [cv2.IMWRITE_JPEG_QUALITY, 100])[1], cv2.IMREAD_COLOR)
+    for image in (smooth, jpeg, np.zeros((64, 80, 3), np.uint8)):
+        b, g, r = np.moveaxis(image[::HALF_COLOUR_ROWS].astype(np.int64), -1, 0)
+        sums = np.zeros(2, np.int64)          # centred inside / between the column pairs 2k, 2k+1
+        for c in (128 * b - 43 * r - 85 * g, 128 * r - 107 * g - 21 * b):
+            d3 = np.abs(c[:, :-3] - 3 * c[:, 1:-2] + 3 * c[:, 2:-1] - c[:, 3:])
+            d3 = d3 * (np.abs(c[:, 3:] - c[:, :-3]) >= 256 * HALF_COLOUR_STEP)
+            sums += d3[:, 1::2].sum(), d3[:, 0::2].sum()
+        assert half_colour(image) == sums[0] / max(sums[1], 1)
 
 
 def test_added_light_is_the_least_squares_white_of_each_cloth_model():

@@ -12,6 +12,7 @@ from vision.camera import sphere_silhouettes, table_to_pixels
 from vision.detect import (
     BLOCKY_CHROMA_DEG,
     BLOCKY_CHROMA_SHARE,
+    BLOCKY_CONTRAST,
     BRIGHT_LINEAR,
     DARK_LINEAR,
     EDGE_CHROMA_DEG,
@@ -21,10 +22,11 @@ from vision.detect import (
     REFINE_REACH,
     edge_chroma_deg,
     hue_angle,
+    jpeg_frame,
     outline_points,
 )
 from vision.detect_pixels import detect_in_pixels
-from vision.edges import ballness, block_contrast, luma_points
+from vision.edges import ballness, block_contrast, half_colour, luma_points
 from vision.evaluate import match
 from vision.layouts import rack
 from vision.render_domain import Domain, DomainRenderer, condition_frames
@@ -730,6 +732,19 @@ def test_block_contrast_tells_a_jpeg_frame():
     assert block_contrast(image) < 1.1
     assert block_contrast(_jpeg(image, 60)) > 1.3          # 1.54 measured
     assert block_contrast(_jpeg(image, 60)[:, 4:]) < 1.1
+
+
+def test_jpeg_frame_tells_half_resolution_colour():
+    """At quality 100 JPEG's blocks hardly step, but with 4:2:0 chroma subsampling its colour is
+    still at half resolution: the JPEG rules apply. A frame never compressed or encoded with
+    full-resolution colour (4:4:4) keeps them off."""
+    image = _discs((30, 20, 110))[0]
+    full = [cv2.IMWRITE_JPEG_SAMPLING_FACTOR, cv2.IMWRITE_JPEG_SAMPLING_FACTOR_444]
+    q444 = cv2.imdecode(cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, 100, *full])[1], cv2.IMREAD_COLOR)
+    q420 = _jpeg(image, 100)
+    assert block_contrast(q420) < BLOCKY_CONTRAST                   # 1.06 measured
+    assert half_colour(q420) < 0.3 and min(half_colour(image), half_colour(q444)) > 0.9   # 0.14 / 1.07, 1.09
+    assert jpeg_frame(q420) and not jpeg_frame(image) and not jpeg_frame(q444)
 
 
 def test_wide_refine_finds_a_jpeg_colour_outline():
