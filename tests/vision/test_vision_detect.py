@@ -358,6 +358,15 @@ def _detected_with_cloth(vision, image: np.ndarray):
     return both, fit_cloth(half[d.sample_v, d.sample_u], d.sample_u, d.sample_v, d.scale, True)
 
 
+def _two_balls_detected(sc, vision):
+    """(frame, first ball, second ball, cloth model): a clean frame of a 3 and an 11 on open cloth, rendered by
+    ``sc`` (SyntheticCamera) and detected by the registered mode, each ball as a one-ball Detections."""
+    frame = sc.render(TableState([3, 11], [[0.4, 0.9], [0.9, 1.7]]), np.random.default_rng(2))
+    both, model = _detected_with_cloth(vision, frame.image)
+    assert len(both) == 2
+    return frame, both.take(np.array([0])), both.take(np.array([1])), model
+
+
 def test_a_second_searchs_ball_is_added_only_with_an_outline_and_a_body_of_its_own(synthetic_camera, vision):
     """``TableDetector.added_kept`` (the second search under halo rings): of two balls found in a clean
     frame, the second is added to a first search that found only the first; the same ball is
@@ -369,31 +378,28 @@ def test_a_second_searchs_ball_is_added_only_with_an_outline_and_a_body_of_its_o
     from vision.detect import SHORT_FILL, SHORT_SPAN
     sc, _ = synthetic_camera
     d = vision.detector
-    frame = sc.render(TableState([3, 11], [[0.4, 0.9], [0.9, 1.7]]), np.random.default_rng(2))
-    both, model = _detected_with_cloth(vision, frame.image)
-    assert len(both) == 2
-    first, second = both.take(np.array([0])), both.take(np.array([1]))
+    frame, first, second, model = _two_balls_detected(sc, vision)
     assert second.span[0] >= SHORT_SPAN and np.isfinite(second.rms_px[0])      # premise: a whole outline
 
     def kept(ball):
         return bool(d.added_kept(first, ball, frame.image, model)[0])
     assert kept(second)
-    placed = both.take(np.array([1]))           # placed by contacts: RMS NaN, no outline points
+    placed = second.take(np.array([0]))           # placed by contacts: RMS NaN, no outline points
     placed.rms_px[:] = np.nan
     placed.span[:] = 0.0
     placed.fill[:] = SHORT_FILL - 0.1
     assert not kept(placed)
     placed.fill[:] = 1.0
     assert kept(placed)
-    arc = both.take(np.array([1]))
+    arc = second.take(np.array([0]))
     arc.span[:] = 0.25
     arc.fill[:] = SHORT_FILL - 0.1          # a short arc whose square is not full, by a found ball: a ring's arc
     assert not bool(d.added_kept(_with_ball_at(first, arc.xy[0] + (3 * sc.R, 0.0)), arc, frame.image, model)[0])
-    bare = both.take(np.array([1]))             # the same fit moved 0.3 m along the table: cloth inside
+    bare = second.take(np.array([0]))             # the same fit moved 0.3 m along the table: cloth inside
     bare.xy[:] += (0.0, -0.3)
     bare.px[:] = table_to_pixels(sc.cam, np.array([[*bare.xy[0], sc.R]]))
     assert not kept(bare)
-    over = both.take(np.array([1]))
+    over = second.take(np.array([0]))
     over.xy[:] = first.xy + (2 * sc.R - 0.006, 0.0)
     assert not kept(over)
 
@@ -415,9 +421,7 @@ def test_a_short_arc_far_from_every_ball_found_is_added(synthetic_camera, vision
     from vision.detect import SHORT_FAR, SHORT_FILL, SHORT_SPAN
     sc, _ = synthetic_camera
     d = vision.detector
-    frame = sc.render(TableState([3, 11], [[0.4, 0.9], [0.9, 1.7]]), np.random.default_rng(2))
-    both, model = _detected_with_cloth(vision, frame.image)
-    first, arc = both.take(np.array([0])), both.take(np.array([1]))
+    frame, first, arc, model = _two_balls_detected(sc, vision)
     arc.span[:] = 0.25
     arc.fill[:] = SHORT_FILL - 0.1
     assert arc.span[0] < SHORT_SPAN and np.linalg.norm(first.xy[0] - arc.xy[0]) > 10 * sc.R     # the premise
@@ -438,9 +442,7 @@ def test_a_second_searchs_rough_fit_is_held_to_the_frames_limit_on_a_full_square
     from vision.detect import FEW_FILL, FRAME_RMS_FACTOR, RMS_MAX_SHARE
     sc, _ = synthetic_camera
     d = vision.detector
-    frame = sc.render(TableState([3, 11], [[0.4, 0.9], [0.9, 1.7]]), np.random.default_rng(2))
-    both, model = _detected_with_cloth(vision, frame.image)
-    first, ball = both.take(np.array([0])), both.take(np.array([1]))
+    frame, first, ball, model = _two_balls_detected(sc, vision)
     ball.rms_px[:] = 1.4 * RMS_MAX_SHARE * ball.r_px
     smooth = first.take(np.zeros(4, int))        # four smooth fits on the first search's ball (refused: overlap)
     smooth.rms_px[:] = 1.2 * ball.rms_px[0] / FRAME_RMS_FACTOR     # the frame limit: 1.2 times the ball's RMS
@@ -461,9 +463,7 @@ def test_a_short_arc_on_a_full_square_of_a_balls_colour_is_added(synthetic_camer
     from vision.detect import SHORT_FILL, SHORT_SPAN
     sc, _ = synthetic_camera
     d = vision.detector
-    frame = sc.render(TableState([3, 11], [[0.4, 0.9], [0.9, 1.7]]), np.random.default_rng(2))
-    both, model = _detected_with_cloth(vision, frame.image)
-    first, arc = both.take(np.array([0])), both.take(np.array([1]))
+    frame, first, arc, model = _two_balls_detected(sc, vision)
     arc.span[:] = 0.25
     arc.fill[:] = 1.0
     assert arc.span[0] < SHORT_SPAN and arc.fill[0] >= SHORT_FILL
