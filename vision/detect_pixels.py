@@ -158,6 +158,10 @@ WHITE_GLINT = 0.87                 # ... and every ball: this many times, the me
                                    # shadows 0.70-0.75, where a red ball's body passes the strongest channel) ...
 GLINT_TOP = 0.01                   # ... in the brightest share of its inside ...
 GLINT_DISC = 0.75                  # ... within this many radii of its centre
+EDGE_TOL = 0.6                     # px: outline points this near one straight line lie on a straight edge ...
+STRAIGHT_SHARE = 0.65              # ... and a fit at a pocket with at least this share of its points there is on the
+                                   # rail's straight edge where it meets the pocket's rim, no ball (rendered: those
+                                   # circles 0.69-0.80; balls at most 0.62, a rack's ball, real balls at most 0.53)
 TOUCHING = 0.15                    # two fits whose centres are within this share of two radii of 2 radii apart touch
 CONTACT_SLACK_SHARE = 0.14         # outline radii: balls this near touching touch (the registered mode's CONTACT_SLACK,
                                    # 4 mm of a pool ball's 28.6 mm radius)
@@ -245,6 +249,9 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     # a fit with no lamp's highlight is a ball's shadow, or a pocket's lit back wall seen between the jaws;
     # a ball dropped for overlapping such a fit is taken again
     idx, c, r, rms, n = lit_fits((idx, c, r, rms, n), spare, image, hole, model, float(radius_px))
+    # a fit at a pocket whose outline is mostly one straight line: the rail's edge meeting the pocket's rim
+    keep = ~on_straight_edges(clean, hole, c, r, model.chroma, float(radius_px))
+    idx, c, r, rms, n = idx[keep], c[keep], r[keep], rms[keep], n[keep]
     cloth_v = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2) * model.chroma.max()
     det = Detections(px=c, r_px=r, xy=np.full_like(c, np.nan), rms_px=rms, n_edges=n, fill=fill[idx],
                      cloth_v=cloth_v)
@@ -443,6 +450,51 @@ def lit_by_lamps(image: np.ndarray, hole: np.ndarray, model, c: np.ndarray, r: n
     for i in np.flatnonzero(out & (strongest < GLINT * lit * np.max(model.chroma))):
         out[i] = not _any_in_disc(hole, (c[i, 0] - 0.5) / 2, (c[i, 1] - 0.5) / 2, AT_POCKET * radius_px / 2)
     return out
+
+
+def on_straight_edges(image: np.ndarray, hole: np.ndarray, c: np.ndarray, r: np.ndarray, cloth: np.ndarray,
+                      radius_px: float) -> np.ndarray:
+    """(M,) bool: which circles (centres c (M, 2), radii r (M,) [px] in the BGR uint8 ``image``) with a centre
+    within AT_POCKET radii ``radius_px`` of the ``hole`` mask ((h/2, w/2) bool) have at least STRAIGHT_SHARE of
+    their outline points (the narrowest pass of ``outline_fits`` about the circle, no neighbour's lines
+    stopped; unit BGR ``cloth``) within EDGE_TOL of one straight line (``most_on_a_line``). A round outline
+    puts at most N_RAYS * acos(1 - 2 * EDGE_TOL / r) / pi of its points there (6-7 of 48 for a ball), a
+    straight edge most of them."""
+    out = np.zeros(c.shape[0], bool)
+    at = [i for i in range(c.shape[0])
+          if _any_in_disc(hole, (c[i, 0] - 0.5) / 2, (c[i, 1] - 0.5) / 2, AT_POCKET * radius_px / 2)]
+    if not at:                            # (most fits)
+        return out
+    half_width = SEARCH_WIDTHS[-1]
+    ca, ra = c[at], r[at]
+    pts, strength = step_points(SmoothedNear(image, SMOOTH_SIGMA).about(ca, ra.max() + half_width), ca, ra,
+                                half_width, cloth, SHADE_WEIGHT)
+    tw = fit_circles(pts, strength >= WEAK_STEP, ca, ra)[3] > 0.5
+    for k, i in enumerate(at):
+        p = np.ascontiguousarray(pts[k][tw[k]], np.float64)
+        out[i] = p.shape[0] >= MIN_ALIVE and most_on_a_line(p, EDGE_TOL) >= STRAIGHT_SHARE * p.shape[0]
+    return out
+
+
+@njit(cache=True)
+def most_on_a_line(p, tol):
+    """The most of the points p (N, 2) float64 [px] within ``tol`` [px] of one straight line through two of
+    them at least 2 ``tol`` apart (one point, or none, where no two are; numba: a fit's 45 points 0.33 ->
+    0.045 ms against numpy's pairs at once)."""
+    n = p.shape[0]
+    best = min(n, 1)
+    for a in range(n):
+        for b in range(a + 1, n):
+            dx, dy = p[b, 0] - p[a, 0], p[b, 1] - p[a, 1]
+            length = np.hypot(dx, dy)
+            if length <= 2 * tol:
+                continue
+            count = 0
+            for k in range(n):
+                if abs((p[k, 1] - p[a, 1]) * dx - (p[k, 0] - p[a, 0]) * dy) < tol * length:
+                    count += 1
+            best = max(best, count)
+    return best
 
 
 def glints(image: np.ndarray, c: np.ndarray, r: np.ndarray, oc: np.ndarray, orr: np.ndarray) -> np.ndarray:
