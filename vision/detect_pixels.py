@@ -171,6 +171,10 @@ RING_BAND = 0.3                    # ball radii: an outline point this near a ha
 RING_ALIGN = 0.7                   # ... where the ring runs along the fit's circle (cos of the angle between their radii) ...
 OWN_RING = 0.5                     # ... and the ring's centre lies more than this many radii from the fit's (not its own)
 RING_SHARE = 2 / 3                 # a fit with more than this share of its points on rings' arcs is no ball
+RINGED_FILL = 0.78                 # on a frame with halo rings, not lit all over, a ragged fit (RMS over RINGED_RMS)
+RINGED_RMS = 0.6                   # from a candidate whose square is less full of foreground than this lies where
+                                   # the rings' arcs cross on the cloth (rendered halo: squares 0.60-0.74, RMS 0.7-1.1;
+                                   # balls' >= 0.96; real halo balls' 0.74 at RMS 0.43-0.52)
 TWO_TONE_SHARE = 0.2               # samples off the cloth's wedge near its colour: a cloth of two tones (a tinted
                                    # projector's lit area the commonest colour; rendered hard, the lit area taken for
                                    # the play area: 0.29-0.55; real frames <= 0.14, other rendered conditions <= 0.25)
@@ -240,7 +244,8 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     rings = line_rings(lined, cand, r_half) * 2.0 + [0.5, 0.5, 0.0] if ringed else np.zeros((0, 3))
     def unlike(c, r, rms):                   # the share of each circle's inside unlike cloth
         return ball_share(image, model, c, r, rim, rms)
-    (idx, c, r, rms, n), spare = outline_fits(clean, c, float(radius_px), unlike, model.chroma, rings)
+    (idx, c, r, rms, n), spare = _ringed_fits(clean, c, fill, float(radius_px), unlike, model.chroma, rings,
+                                              ringed and not model.lit[0] < 0)
     idx, c, r, rms, n = _with_jaw_fits(clean, 2 * jaw + 0.5, cand.shape[0], (idx, c, r, rms, n), float(radius_px),
                                        unlike, model.chroma, rings)
     fill = np.concatenate([fill, jaw_fill])
@@ -258,6 +263,30 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     # no fit on a hand or an arm: foreground off the pockets and their rims that came in over the rail
     return det.take(clear_of_intruders((fg > 0) & ~rim, lambda: reach_in_band(inside, hole, r_half),
                                        (c - 0.5) / 2, r / 2, n / N_RAYS, rms))
+
+
+def _ringed_fits(image: np.ndarray, c: np.ndarray, fill: np.ndarray, radius_px: float, unlike, cloth: np.ndarray,
+                 rings: np.ndarray, again: bool) -> tuple:
+    """``outline_fits(image, c, radius_px, unlike, cloth, rings)`` about the candidates c (M, 2) [px] (idx
+    into c), searched again where ``again`` (a frame with halo rings, not lit all over) and a ragged fit
+    (RMS over RINGED_RMS) came from a candidate whose square is less than RINGED_FILL foreground (``fill``
+    (M,)): a circle where halo rings' arcs cross on the cloth beside a rack, which beats the ball it
+    overlaps. The second search leaves out the candidates of such squares but those whose fits were round;
+    a ragged fit of the first that lies APART radii from every fit of the second is kept (its own ball:
+    under JPEG and a projector's light a ball's square is as empty and its fit as ragged)."""
+    fits, spare = outline_fits(image, c, radius_px, unlike, cloth, rings)
+    idx, rms = fits[0], fits[3]
+    few = fill[idx] < RINGED_FILL
+    ragged = few & (rms > RINGED_RMS)
+    if not again or not ragged.any():     # (most frames)
+        return fits, spare
+    searched = np.union1d(np.flatnonzero(fill >= RINGED_FILL), idx[few & ~ragged])
+    second, spare = outline_fits(image, c[searched], radius_px, unlike, cloth, rings)
+    back = ragged & (np.linalg.norm(fits[1][:, None] - second[1][None], axis=-1).min(axis=1, initial=np.inf)
+                     >= APART * radius_px)
+    return ((np.concatenate([searched[second[0]], idx[back]]),)
+            + tuple(np.concatenate([a, b[back]]) for a, b in zip(second[1:], fits[1:])),
+            (searched[spare[0]],) + spare[1:])
 
 
 @njit(cache=True)
