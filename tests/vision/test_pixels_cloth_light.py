@@ -3,7 +3,7 @@ projector's light over most of the cloth taken off, a white ball on a grey cloth
 inner ball whose outline shows only between its neighbours."""
 import numpy as np
 
-from vision.detect_pixels import EDGE_TOL, detect_in_pixels, most_on_a_line
+from vision.detect_pixels import EDGE_TOL, detect_in_pixels, on_a_line
 from vision.evaluate import match
 from vision.layouts import rack, random_layout
 from vision.render_domain import Domain, DomainRenderer
@@ -72,11 +72,22 @@ def test_a_circle_on_a_rails_straight_edge_at_a_corner_pocket_is_no_ball(synthet
 
 
 def test_a_round_outline_has_few_points_on_one_line():
-    """``most_on_a_line``: of 48 points on a circle of 10.6 px (a ball's outline at 0.83 radii) at most
-    7 lie within 0.6 px of one line, as N_RAYS * acos(1 - 2 * 0.6 / r) / pi says; of a chord's 12 points
-    and 3 of the circle off it, the 12."""
+    """``on_a_line``: of 48 points on a circle of 10.6 px (a ball's outline at 0.83 radii) no more than
+    N_RAYS * acos(1 - 2 * 0.6 / r) / pi + 1 lie within 0.6 px of one line; of a chord's 12 points and 3 of
+    the circle off it, 12 do and 13 do not; on random point sets it says what counting every pair's
+    line in numpy says."""
     t = np.linspace(0, 2 * np.pi, 48, endpoint=False)
     circle = 10.6 * np.stack([np.cos(t), np.sin(t)], axis=1)
-    assert most_on_a_line(circle, EDGE_TOL) <= N_RAYS * np.arccos(1 - 2 * EDGE_TOL / 10.6) / np.pi + 1
-    edge = np.stack([np.linspace(-8, 8, 12), np.full(12, 3.0)], axis=1)
-    assert most_on_a_line(np.concatenate([edge, circle[12:15]]), EDGE_TOL) == 12
+    bound = N_RAYS * np.arccos(1 - 2 * EDGE_TOL / 10.6) / np.pi + 1
+    assert not on_a_line(circle, EDGE_TOL, np.floor(bound) + 1)
+    edge = np.concatenate([np.stack([np.linspace(-8, 8, 12), np.full(12, 3.0)], axis=1), circle[12:15]])
+    assert on_a_line(edge, EDGE_TOL, 12.0) and not on_a_line(edge, EDGE_TOL, 13.0)
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        p = np.concatenate([rng.uniform(-10, 10, (30, 2)), np.stack([np.linspace(-9, 9, 10), rng.uniform(-0.5, 0.5, 10)], 1)])
+        d = p[None, :] - p[:, None]                                   # (a, b, 2)
+        length = np.hypot(d[..., 0], d[..., 1])
+        e = p[None, None, :] - p[:, None, None]                       # (a, b, k, 2)
+        on = np.abs(e[..., 1] * d[..., None, 0] - e[..., 0] * d[..., None, 1]) < EDGE_TOL * length[..., None]
+        most = np.where(length > 2 * EDGE_TOL, on.sum(-1), 1).max()
+        assert on_a_line(p, EDGE_TOL, float(most)) and not on_a_line(p, EDGE_TOL, most + 0.5)
