@@ -231,21 +231,19 @@ def outline_points(image, lut, outline, nrm, half_width, step, cloth_lin, tan_ch
                    bright_share, hole, hole_u0, hole_v0, hole_rows, refine, min_step, reach, iters, lit_share, side,
                    luma_share, srgb_lut):
     """Outline points (M, N, 2) and validity (M, N) along normals nrm (M, N, 2) of the predicted
-    outline (M, N, 2) [px], searched half_width px either side (see the module notes); tan_chroma (M,):
-    the tangent of each ball's colour angle from the cloth beyond which a colour is ball.
-    lit_share: the cloth's colours reach this share of the way to white (white light added, in the
+    outline (M, N, 2) [px], searched half_width px either side (see the module notes), each ball m
+    against its own cloth colour cloth_lin[m] (M, 3) linear BGR; tan_chroma (M,): the tangent of each
+    ball's colour angle from the cloth beyond which a colour is ball; bright_share (M,): a colour
+    brighter than this many times the lit cloth is ball (inf: never).
+    lit_share (M,): the cloth's colours reach this share of the way to white (white light added, in the
     plane of the cloth's colour and white; 0: its colour alone).
     side > 1: a step whose luma share is below luma_share is refined ``side`` px either side first
     (srgb_lut: linear -> 8-bit sRGB, for the share).
 
     hole: (h, w) bool half-resolution mask of pocket holes with its top-left full-resolution pixel
-    (hole_u0, hole_v0); hole_rows: (M,) which balls to look it up for. refine: do step 2.
+    (hole_u0, hole_v0); hole_rows: (M,) which balls to look it up for. refine (M,) bool: do step 2.
     """
     M, N = outline.shape[0], outline.shape[1]
-    norm = math.sqrt(cloth_lin[0] ** 2 + cloth_lin[1] ** 2 + cloth_lin[2] ** 2)
-    c = cloth_lin / norm
-    towards = _towards_white(c)
-    lit_max = lit_share * (towards[0] + towards[1] + towards[2]) / (c[0] + c[1] + c[2])   # white's share
     S = int(round((2 * half_width + 2) / step)) + 1
     s0 = -half_width - 1.0
     T = int(round((2 * reach + 2 * side + 2) / step)) + 1
@@ -257,6 +255,10 @@ def outline_points(image, lut, outline, nrm, half_width, step, cloth_lin, tan_ch
     z = np.empty(S)
     hh, hw = hole.shape[0], hole.shape[1]
     for m in range(M):
+        norm = math.sqrt(cloth_lin[m, 0] ** 2 + cloth_lin[m, 1] ** 2 + cloth_lin[m, 2] ** 2)
+        c = cloth_lin[m] / norm
+        towards = _towards_white(c)
+        lit_max = lit_share[m] * (towards[0] + towards[1] + towards[2]) / (c[0] + c[1] + c[2])   # white's share
         for n in range(N):
             ox, oy = outline[m, n, 0], outline[m, n, 1]
             nx, ny = nrm[m, n, 0], nrm[m, n, 1]
@@ -269,8 +271,8 @@ def outline_points(image, lut, outline, nrm, half_width, step, cloth_lin, tan_ch
                     j = min(max(int((x - hole_u0) // 2), 0), hw - 1)
                     i = min(max(int((y - hole_v0) // 2), 0), hh - 1)
                     in_hole = hole[i, j]
-                z[k] = _ballness(col[0], col[1], col[2], c, norm, tan_chroma[m], dark_share, bright_share, in_hole,
-                                 towards, lit_max)
+                z[k] = _ballness(col[0], col[1], col[2], c, norm, tan_chroma[m], dark_share, bright_share[m],
+                                 in_hole, towards, lit_max)
             if z[S - 1] >= 1.0 or z[S - 2] >= 1.0:       # the outer end must be cloth
                 continue
             jb = -1
@@ -285,7 +287,7 @@ def outline_points(image, lut, outline, nrm, half_width, step, cloth_lin, tan_ch
             if abs(off) > half_width:
                 continue
             px, py = ox + off * nx, oy + off * ny
-            if refine:
+            if refine[m]:
                 for k in range(T):
                     _sample(image, lut, px + (t0 + k * step) * nx, py + (t0 + k * step) * ny, prof[k])
                 e = 0.0

@@ -34,10 +34,12 @@ from vision.detect import (
     SEARCH_WIDTHS,
     _inside_others,
     added_light,
+    copy_disc,
     hue_angle,
     inside_circles,
     near_points,
     outline_normals,
+    outline_points,
 )
 from vision.detect_pixels import _any_in_disc, _halved
 from vision.edges import HALF_COLOUR_ROWS, HALF_COLOUR_STEP, block_contrast, half_colour
@@ -1048,3 +1050,51 @@ def test_inside_others_equals_the_plain_distances():
         inside = d2 < radii ** 2
         inside[np.arange(M), :, np.arange(M)] = False
         np.testing.assert_array_equal(_inside_others(points, centres, radii), inside.any(axis=-1))
+
+
+def test_outline_points_one_call_equals_a_call_per_ball():
+    """``vision.detect.outline_points`` with per-ball cloth colours, brightness limits, colour angles,
+    white shares and refine flags in one call equals one call per ball with that ball's scalars (what
+    ``TableDetector.refine`` did before): discs of random colours on a textured cloth, with and without
+    a pocket mask, JPEG's luma side."""
+    rng = np.random.default_rng(23)
+    lin = rng.uniform(0.02, 0.9, (8, 3))
+    yy, xx = np.mgrid[0:120, 0:200]
+    img = np.full((120, 200, 3), (30, 120, 82), np.float64) + rng.normal(0, 4, (120, 200, 3))
+    centres = np.array([[30.0 + 20 * k + rng.uniform(-2, 2), 40.0 + 40 * (k % 2)] for k in range(8)])
+    for (u, v), c in zip(centres, lin):
+        img[np.hypot(xx - u, yy - v) < 8.3] = 255 * c ** (1 / 2.2)
+    img = np.clip(np.rint(img), 0, 255).astype(np.uint8)
+    ang = np.linspace(0, 2 * np.pi, N_RAYS, endpoint=False)
+    outline = centres[:, None] + 8.0 * np.stack([np.cos(ang), np.sin(ang)], axis=-1)[None] + rng.normal(0, 0.5, (8, 1, 2))
+    cloth = LINEAR_LUT[[30, 120, 82]] * rng.uniform(0.85, 1.15, (8, 3))     # the cloth, each ball its own
+    bright = np.where(rng.random(8) < 0.5, np.inf, rng.uniform(1.5, 3, 8))
+    deg = rng.uniform(4, 15, 8)
+    lit = np.where(rng.random(8) < 0.5, 0.0, 0.2)
+    refine = rng.random(8) < 0.6
+    hole = (rng.random((60, 100)) < 0.1, (0, 0), rng.random(8) < 0.5)
+    for hw, h, side in ((1.5, None, 1.0), (3.0, hole, 1.0), (3.0, None, 2.0)):
+        pts, valid = outline_points(img, outline, hw, cloth, refine, 0.01, h, bright, deg, lit, side)
+        for m in range(8):
+            hm = None if h is None else (h[0], h[1], h[2][m:m + 1])
+            p1, v1 = outline_points(img, outline[m:m + 1], hw, cloth[m], bool(refine[m]), 0.01, hm, bright[m],
+                                    deg[m], lit[m], side)
+            np.testing.assert_array_equal(pts[m:m + 1], p1)
+            np.testing.assert_array_equal(valid[m:m + 1], v1)
+        assert valid.any() and not valid.all()
+
+
+def test_copy_disc_equals_the_full_frame_mask():
+    """``vision.detect.copy_disc`` (a disc's pixels through its bounding box) equals copying through a
+    full-frame mask with cv2's filled circle: discs inside, across the edges and corners, and off the frame."""
+    rng = np.random.default_rng(29)
+    src = rng.integers(0, 256, (90, 160, 3), dtype=np.uint8)
+    for _ in range(200):
+        u, v, r = int(rng.integers(-30, 190)), int(rng.integers(-30, 120)), int(rng.integers(0, 25))
+        out = rng.integers(0, 256, src.shape, dtype=np.uint8)
+        want = out.copy()
+        mask = np.zeros(src.shape[:2], np.uint8)
+        cv2.circle(mask, (u, v), r, 1, -1)
+        want[mask > 0] = src[mask > 0]
+        copy_disc(out, src, u, v, r)
+        np.testing.assert_array_equal(out, want)
