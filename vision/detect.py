@@ -305,7 +305,8 @@ def outline_points(image: np.ndarray, outline: np.ndarray, half_width: float, cl
     angle from the cloth beyond which a colour is ball; side: > 1 on a JPEG frame, where a step mostly in
     colour is first refined this many px either side (``vision.edges`` module notes). refine, bright,
     chroma_deg and lit_share: scalars, or (M,) one per ball (one kernel call for balls searched each
-    against its own cloth: 42 calls a frame fewer under a projector's light, about 1 ms)."""
+    against its own cloth: under halo rings and a lit wedge about 40 calls a frame fewer, 41.2 -> 39.3 ms a
+    hard frame on a loaded core)."""
     M = outline.shape[0]
     mask, (u0, v0), rows = hole if hole is not None else (np.zeros((1, 1), bool), (0, 0), np.zeros(M, bool))
 
