@@ -49,7 +49,8 @@ in the image instead (the reason for each is in docs/vision.md):
    the fits hem in (a rack's inner ball) is placed where it touches them (``_with_contact_balls``,
    the registered mode's ``place_by_contacts``); and a lamp's highlight (``lit_by_lamps``: a ball's
    shadow and a pocket's lit back wall seen between the jaws are matte; ``lit_fits``: a ball dropped
-   for overlapping a fit without one is taken again);
+   for overlapping a fit without one is taken again); no fit at a pocket mostly on a straight edge
+   (``on_straight_edges``) and none reaching over a side with part of its inside cloth (``over_the_rails``);
 7. ``clear_of_intruders`` (``vision.intruders``, as in the registered mode): no fit on a hand or
    an arm, the foreground (off the pockets and their rims) that reaches in over the play area's
    edge with an arm's core.
@@ -175,6 +176,10 @@ RINGED_FILL = 0.78                 # on a frame with halo rings, not lit all ove
 RINGED_RMS = 0.6                   # from a candidate whose square is less full of foreground than this lies where
                                    # the rings' arcs cross on the cloth (rendered halo: squares 0.60-0.74, RMS 0.7-1.1;
                                    # balls' >= 0.96; real halo balls' 0.74 at RMS 0.43-0.52)
+OFF_AREA = 0.25                    # a fit with more than this share of its circle beyond the play area's sides ...
+OFF_AREA_UNLIKE = 0.7              # ... needs this share of its inside unlike cloth (real balls there: 54 of the
+                                   # real sets, 0.78 and 0.92-1.0; rendered, seeds 5 and 41: 1, 0.82; a circle on a
+                                   # registration marker over a corner pocket's rail: 0.57-0.59)
 TWO_TONE_SHARE = 0.2               # samples off the cloth's wedge near its colour: a cloth of two tones (a tinted
                                    # projector's lit area the commonest colour; rendered hard, the lit area taken for
                                    # the play area: 0.29-0.55; real frames <= 0.14, other rendered conditions <= 0.25)
@@ -256,6 +261,8 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     idx, c, r, rms, n = lit_fits((idx, c, r, rms, n), spare, image, hole, model, float(radius_px))
     # a fit at a pocket whose outline is mostly one straight line: the rail's edge meeting the pocket's rim
     keep = ~on_straight_edges(clean, hole, c, r, model.chroma, float(radius_px))
+    # a fit reaching well over a side that is part cloth: a circle riding the rail's edge, no ball
+    keep &= ~over_the_rails(inside, c, r, rms, float(radius_px), unlike)
     idx, c, r, rms, n = idx[keep], c[keep], r[keep], rms[keep], n[keep]
     cloth_v = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2) * model.chroma.max()
     det = Detections(px=c, r_px=r, xy=np.full_like(c, np.nan), rms_px=rms, n_edges=n, fill=fill[idx],
@@ -441,14 +448,48 @@ def _hemmed(p: np.ndarray, c: np.ndarray, reach: float) -> bool:
 
 
 def _reaches(mask: np.ndarray, c: np.ndarray, radius: float) -> np.ndarray:
-    """(M,) whether the circle of ``radius`` [px] about each full-resolution centre c (M, 2) [px], sampled
-    at its N_RAYS ray directions, crosses the half-resolution bool mask (h, w) (pixels past its edges: no)."""
-    p = ((c[:, None, :] + radius * ray_directions()[None]) - 0.5) / 2
-    u, v = np.rint(p[..., 0]).astype(np.intp), np.rint(p[..., 1]).astype(np.intp)
-    inside = (u >= 0) & (v >= 0) & (u < mask.shape[1]) & (v < mask.shape[0])
-    hit = np.zeros(u.shape, bool)
-    hit[inside] = mask[v[inside], u[inside]]
-    return hit.any(axis=1)
+    """(M,) whether the circle of ``radius`` [px] about each full-resolution centre c (M, 2) [px] crosses the
+    half-resolution bool mask (h, w) (``on_circle``)."""
+    return on_circle(mask, c, radius) > 0
+
+
+def on_circle(mask: np.ndarray, c: np.ndarray, radius: float) -> np.ndarray:
+    """(M,) the share of the points of the circle of ``radius`` [px] about each full-resolution centre c (M, 2)
+    [px], at its N_RAYS ray directions, that lie on the half-resolution bool mask (h, w) (points past its
+    edges: not on it)."""
+    return _on_circle(mask, np.ascontiguousarray(c, np.float64).reshape(-1, 2), float(radius), ray_directions())
+
+
+@njit(cache=True)
+def _on_circle(mask, c, radius, dirs):
+    """``on_circle`` (numba; numpy's array steps took 0.16-0.20 ms for a real frame's fits)."""
+    h, w = mask.shape[0], mask.shape[1]
+    out = np.zeros(c.shape[0])
+    for m in range(c.shape[0]):
+        k = 0
+        for n in range(dirs.shape[0]):
+            u = np.rint(((c[m, 0] + radius * dirs[n, 0]) - 0.5) / 2)
+            v = np.rint(((c[m, 1] + radius * dirs[n, 1]) - 0.5) / 2)
+            if 0 <= u < w and 0 <= v < h and mask[int(v), int(u)]:
+                k += 1
+        out[m] = k / dirs.shape[0]
+    return out
+
+
+def over_the_rails(inside: np.ndarray, c: np.ndarray, r: np.ndarray, rms: np.ndarray, radius_px: float,
+                   unlike) -> np.ndarray:
+    """(M,) bool: which fits (centres c (M, 2), radii r (M,), RMS rms (M,) [px]) have more than OFF_AREA of
+    their circle of ``radius_px`` beyond the play area (``inside``, (h/2, w/2) bool; or the frame) and less than
+    OFF_AREA_UNLIKE of their inside unlike cloth (``unlike(centres, radii, rms)`` (K,), radii held within
+    RADIUS_TOLERANCE). A ball whose outline reaches over a side (in a pocket's jaw, or frozen on a cushion
+    whose side was found on its nose) is ball through and through; a circle riding the rail's edge takes
+    its outline from what stands on the rail (a registration marker) and the cushion's cloth below it."""
+    out = on_circle(inside, c, radius_px) < 1 - OFF_AREA
+    if out.any():                         # (most fits lie within the sides)
+        k = np.flatnonzero(out)
+        rr = np.clip(r[k], (1 - RADIUS_TOLERANCE) * radius_px, (1 + RADIUS_TOLERANCE) * radius_px)
+        out[k] = unlike(c[k], rr, rms[k]) < OFF_AREA_UNLIKE
+    return out
 
 
 def limb_fits(image: np.ndarray, c: np.ndarray, radius_px: float, local: np.ndarray, others: np.ndarray,

@@ -42,7 +42,7 @@ from vision.detect import (
     outline_normals,
     outline_points,
 )
-from vision.detect_pixels import _any_in_disc, _halved
+from vision.detect_pixels import _any_in_disc, _halved, on_circle
 from vision.edges import HALF_COLOUR_ROWS, HALF_COLOUR_STEP, block_contrast, half_colour
 from vision.fits import CIRCLE_ITERS, WELL_POSED, _gauss_newton_step, _robust_scale, _solve_normal3, fit_circles
 from vision.halo_rings import (
@@ -822,6 +822,25 @@ def test_any_in_disc_equals_the_disc_entries():
         dx, dy = xs - p[0], ys - p[1]
         want = bool(np.any(dx * dx + dy * dy < reach * reach))
         assert _any_in_disc(mask, p[0], p[1], reach) == want
+
+
+def test_on_circle_equals_the_numpy_samples():
+    """The share of a circle's ray points on a half-resolution mask (``on_circle``, a numba loop: the limb
+    fits' rim test and ``over_the_rails``) equals the numpy form it replaced, to the bit: random masks,
+    centres on and past the frame, radii from a pixel to past the frame."""
+    rng = np.random.default_rng(42)
+    dirs = ray_directions()
+    for _ in range(300):
+        h, w = rng.integers(1, 60, 2)
+        mask = rng.random((h, w)) < rng.uniform(0, 1)
+        c = rng.uniform(-20, [2 * w + 20, 2 * h + 20], (int(rng.integers(0, 6)), 2))
+        radius = float(rng.uniform(1, 80))
+        p = ((c[:, None, :] + radius * dirs[None]) - 0.5) / 2
+        u, v = np.rint(p[..., 0]).astype(np.intp), np.rint(p[..., 1]).astype(np.intp)
+        seen = (u >= 0) & (v >= 0) & (u < w) & (v < h)
+        hit = np.zeros(u.shape, bool)
+        hit[seen] = mask[v[seen], u[seen]]
+        np.testing.assert_array_equal(on_circle(mask, c, radius), hit.mean(axis=1))
 
 
 def test_integer_hull_equals_the_float_hull():

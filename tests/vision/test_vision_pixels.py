@@ -12,7 +12,15 @@ from vision.balls import LINEAR_LUT, linear_to_srgb
 from vision.camera import sphere_silhouettes, table_to_pixels
 from vision.candidates import candidates, known_sums
 from vision.cloth import CLOTH, FOREGROUND, hole_mask, unlike_cloth
-from vision.detect_pixels import _with_contact_balls, detect_in_pixels, lit_by_lamps, lit_fits, outline_fits
+from vision.detect_pixels import (
+    _with_contact_balls,
+    ball_share,
+    detect_in_pixels,
+    lit_by_lamps,
+    lit_fits,
+    outline_fits,
+    over_the_rails,
+)
 from vision.evaluate import match
 from vision.fits import fit_circles
 from vision.play_area import area_mask, area_polygon, to_cloth_edges, within_pockets
@@ -574,6 +582,33 @@ def test_a_dark_ball_beaten_by_its_shadows_fit_is_taken_again():
              np.array([13, 12]), np.array([8.0, 6.0]))
     idx, c, *_ = lit_fits(taken, spare, image, np.zeros(classes.shape, bool), model, r)
     assert sorted(idx) == [1, 2] and np.allclose(c[idx == 2], (100.0, 80.0))
+
+
+def test_a_circle_riding_the_rails_edge_is_no_ball():
+    """Drawn discs on a play area whose top side runs along row 40, a rail above it: a red ball half over the
+    side (a ball in a pocket's jaw), a circle there whose upper half is a registration marker on the rail (a
+    white square with a dark core) and whose lower half is the cushion's cloth, and the same half-cloth
+    circle inside the play area (a ball of the cloth's hue is judged as before). Only the circle on the
+    rail's edge is dropped: more than a quarter of its circle lies beyond the side and its inside is about
+    half cloth (``over_the_rails``; before, a circle on such a real marker was reported on two real sets)."""
+    r, rail = 13.0, np.array([40.0, 35.0, 90.0])
+    image = _discs((160, 200), [(60.0, 40.0, r, RED_BGR), (140.0, 100.0, r, RED_BGR)], ss=4)
+    image[:40] = rail.astype(np.uint8)
+    image[:40, 50:70] = _discs((40, 20), [(10.0, 30.0, r, RED_BGR)], background=rail, ss=4)   # the ball over the side
+    image[22:40, 126:154] = 245
+    image[28:40, 132:148] = 30                                                           # the marker
+    image[100:, 126:154] = CLOTH_BGR.astype(np.uint8)                                    # half of the inner circle cloth
+    model, classes = half_cloth(image)
+    inside = np.zeros(classes.shape, bool)
+    inside[20:] = True
+    rim = np.zeros(classes.shape, bool)
+    c = np.array([[60.0, 40.0], [140.0, 40.0], [140.0, 100.0]])
+    def unlike(cc, rr, rms):
+        return ball_share(image, model, cc, rr, rim, rms)
+    share = unlike(c, np.full(3, r), np.full(3, 0.9))
+    assert share[0] > 0.9 and 0.3 < share[1] < 0.7 and 0.3 < share[2] < 0.7   # (the scene as meant)
+    out = over_the_rails(inside, c, np.full(3, r), np.full(3, 0.9), r, unlike)
+    assert out.tolist() == [False, True, False]
 
 
 def _disc(img, x, y, radius, bgr):
