@@ -22,7 +22,9 @@ in the image instead (the reason for each is in docs/vision.md):
    light is fitted over the play area and taken off (``vision.cloth.added_light_field``, as in
    the registered mode) before stage 1's classes are made again, and off the full frame about
    the candidates; on a grey cloth (no lit wedge) pixels over GREY_BRIGHTER times its lit surface
-   (``vision.cloth.lit_surface``) are foreground too (a white ball has a grey cloth's colour);
+   (``vision.cloth.lit_surface``) are foreground too (a white ball has a grey cloth's colour), and so
+   under a projector's light with halo rings, off the rings' lines and the play area's edge
+   (``_off_rings_and_sides``);
 4. ``candidates`` (``vision.candidates``): radial-symmetry peaks in foreground (one radius); by the
    pockets, where the play area's side lies on a shaded cushion's nose, also in the jaws beyond it
    (``jaw_candidates``: a ball there has its centre outside the play area), fitted after stage 5's
@@ -180,6 +182,11 @@ OFF_AREA = 0.25                    # a fit with more than this share of its circ
 OFF_AREA_UNLIKE = 0.7              # ... needs this share of its inside unlike cloth (real balls there: 54 of the
                                    # real sets, 0.78 and 0.92-1.0; rendered, seeds 5 and 41: 1, 0.82; a circle on a
                                    # registration marker over a corner pocket's rail: 0.57-0.59)
+BRIGHT_LINE_CLEAR = 0.6            # under a projector's light and halo rings, ball radii about a thin line's pixel
+                                   # where GREY_BRIGHTER is not taken (the rings' remnants; rendered hard, seeds 5 + 41:
+                                   # 0.3 found 4 balls more and a false ball, one pixel 11 more and 9 false against 8)
+BRIGHT_SIDE_CLEAR = 1.4            # ... and ball radii inside the play area's sides (a lit cushion: 0.9 one false
+                                   # ball more, 1.9 one ball fewer)
 TWO_TONE_SHARE = 0.2               # samples off the cloth's wedge near its colour: a cloth of two tones (a tinted
                                    # projector's lit area the commonest colour; rendered hard, the lit area taken for
                                    # the play area: 0.29-0.55; real frames <= 0.14, other rendered conditions <= 0.25)
@@ -226,10 +233,12 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
             half, model, bright, light = unlit
             classes = classify(half, model, bright)
             hole = hole_mask(classes, r_half)
-    if grey_cloth(model) and model.lit == (0.0, 0.0) and not ringed:   # a grey cloth: a white ball is brighter
-        bright = lit_surface(half, model, bright, inside & ~hole, r_half)
-        classes = classify(half, model, bright, brighter=GREY_BRIGHTER)
-        hole = hole_mask(classes, r_half)
+    grey = grey_cloth(model) and model.lit == (0.0, 0.0) and not ringed
+    if grey or (ringed and model.lit[0] < 0):     # a grey cloth, or a projector's light and halo rings: a white
+        bright = lit_surface(half, model, bright, inside & ~hole, r_half)   # ball is brighter than the lit cloth
+        brighter = classify(half, model, bright, brighter=GREY_BRIGHTER)
+        classes = brighter if grey else np.where(_off_rings_and_sides(lined, inside, r_half), brighter, classes)
+        hole = hole_mask(classes, r_half, ringed)
     allowed = inside & ~hole
     fg = (classes & FOREGROUND) * region * np.uint8(255 // FOREGROUND)
     box = max(3, int(round(1.25 * r_half)) | 1)
@@ -659,6 +668,19 @@ def _unlit(half: np.ndarray, table: np.ndarray, r_half: float):
         return (half, *_cloth_model(half, table), light)
     except ValueError:
         return None
+
+
+def _off_rings_and_sides(lined: np.ndarray, inside: np.ndarray, r_half: float) -> np.ndarray:
+    """(h, w) bool: the pixels of the play area ``inside`` (h, w) bool at least BRIGHT_SIDE_CLEAR ball radii
+    (``r_half`` [px], square windows) inside its edge (a lit cushion) and further than BRIGHT_LINE_CLEAR radii
+    from a thin line's pixel (``lined`` (h, w) bool: the halo rings' remnants are brighter than the lit cloth
+    too), where a pixel over GREY_BRIGHTER times the lit cloth's surface is foreground under a projector's
+    light and halo rings (a white ball has the lit cloth's colour there)."""
+    def square(radii):
+        k = 2 * max(1, int(round(radii * r_half))) + 1
+        return np.ones((k, k), np.uint8)
+    return ((cv2.erode(inside.astype(np.uint8), square(BRIGHT_SIDE_CLEAR)) > 0)
+            & (cv2.dilate(lined.astype(np.uint8), square(BRIGHT_LINE_CLEAR)) == 0))
 
 
 def _two_tone(half: np.ndarray, model, bright: np.ndarray, classes: np.ndarray, region: np.ndarray,

@@ -383,12 +383,14 @@ def test_pixel_only_mode_under_halo_rings(synthetic_camera):
 
 def test_pixel_only_mode_on_projector_halo_glints_and_jpeg(synthetic_camera):
     """Pixel-only mode on the hard options' frames (those of the registered test above): recall at
-    the figure reached (17/33 = 51.5 %; 42.4 % before the thin-line stage) and at most 2 false balls
-    (2; 6 before the play area's sides were squared up: a rail lit into the cloth's colour bent them
-    out over its markers and diamonds)."""
+    the figure reached (23/33 since pixels over GREY_BRIGHTER times the lit cloth count as foreground
+    under a projector's light and halo rings too: the cue ball of the rack and of the third frame and
+    two stripes' white halves; 19/33 before, 42.4 % before the thin-line stage) and at most 2 false
+    balls (1; 6 before the play area's sides were squared up: a rail lit into the cloth's colour bent
+    them out over its markers and diamonds)."""
     sc, _ = synthetic_camera
     s = _pixel_score(_hard_frames(sc))
-    assert s.recall >= 0.5
+    assert s.found >= 23
     assert s.false <= 2
 
 
