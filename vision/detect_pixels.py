@@ -125,9 +125,9 @@ SPARE_SIZE = 0.15                  # ... and a fit taken again after the one tha
                                    # real dark ball 0.02; a circle on a rendered rail's glint bar 0.20)
 MIN_POINTS = 12                    # consistent outline points a ball needs (of 48)
 MIN_ALIVE = 6                      # ... and a fit needs after each pass to stay a candidate
-HEMMED_SHARE = 0.75                # ... or, with at least MIN_ALIVE, this share of its search lines that no ball
-                                   # taken stopped (rendered rack-centre balls: 0.7-1.0 of 7-17 free lines; fits
-                                   # off balls: at most 0.38 of 23-48)
+HEMMED_SHARE = 0.6                 # ... or, with at least MIN_ALIVE, this share of its search lines that no ball
+                                   # taken stopped (rendered rack balls: 0.65-1.0 of 7-17 free lines; fits off
+                                   # balls at most 0.39 of 23-48; real fits none from 0.44 to 0.79)
 APART = 1.5                        # accepted balls' centres at least this many radii apart (no overlap)
 RIM = 0.5                          # a pocket's rim and liner: within this many radii of its hole
 RMS_MAX = 1.25                     # px, circle-fit residual RMS of a ball

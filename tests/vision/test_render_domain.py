@@ -354,12 +354,13 @@ def _pixel_score(frames):
 
 
 def test_pixel_only_places_a_racks_inner_ball_where_it_touches_its_neighbours(synthetic_camera):
-    """A full rack (the default condition's first frame of seed 41): the ball inside it, whose outline
+    """A full rack (the default condition's first frame of seed 6): the 14 inside it, whose outline
     shows only in the narrow gaps, is placed where it touches the balls fitted about it, so every
-    ball of the rack is found (15 of 16 before; the pixel-only tests' 6 px gate: placed 1.4-3.7 px from
-    the projected centre for radii of 12.5-13 px, as far as its fitted neighbours, 1.9-2.6 px)."""
+    ball of the rack is found (15 of 16 without the placing; placed 0.5 px from the projected centre,
+    the pixel-only tests' gate 6 px). The first frame of seed 41, taken here before stop 42, now has its
+    inner ball fitted on 0.6 of its free search lines (``HEMMED_SHARE``), none placed."""
     sc, _ = synthetic_camera
-    f = condition_frames(sc, "default", 1, 41)[0]
+    f = condition_frames(sc, "default", 1, 6)[0]
     det = detect_in_pixels(f.image, 12.8)
     s = Score()
     s.add(f.truth.ids, f.truth.centre_px, det.px, None, 6.0)
