@@ -49,7 +49,8 @@ Stages, each a function over arrays:
    up an offset of the edge finder that is the same all round; in the last of three passes it is
    held near the frame's own (a partial outline cannot tell it from the centre); in a JPEG frame with
    no light added to the cloth its points then move LUMA_BLEND of the way to the luma's own step
-   (``vision.edges.luma_points``, about the fitted outline) for a final fit. A fit's residual
+   (``vision.edges.luma_points``, about the fitted outline) for a final fit, without the points
+   beside a white number disc at the limb (``white_at_limb``). A fit's residual
    limit is the larger of a fixed one and twice the frame's median residual (JPEG).
 6. A ball hidden inside a rack shows too little outline; where it touches at least CONTACT_MIN
    located balls (touching to CONTACT_SLACK, or more in a frame of rough outlines), it is placed by
@@ -175,7 +176,12 @@ LUMA_BLEND = 0.7                       # in a JPEG frame with no light added to 
                                        # 0.92 -> 0.78 / 0.91 / 0.84 mm; 0.5: 0.78 / 0.94; 1: 0.80 / 0.91) ...
 LUMA_SIDE = 1.0                        # ... between the luma this many px either side ...
 LUMA_REACH = 1.5                       # ... at most this far from the last fit's outline ...
-LUMA_MIN = 2.0                         # ... where the two differ by at least this (8-bit levels)
+LUMA_MIN = 2.0                         # ... where the two differ by at least this (8-bit levels); of those points
+WHITE_LIMB = 90.0                      # ... one whose luma just inside is this many 8-bit levels above both the cloth's
+WHITE_IN = (1.5, 2.5)                  # just outside and the ball's body (read this many px in, the brighter, and
+WHITE_OUT = 2.5                        # this many px out) is dropped: a number disc at the limb, whose dark rim JPEG
+                                       # smears away, put it ~0.7 px in (q60 x20 seeds 5 / 41 / 77: 0.77 / 0.91 /
+                                       # 0.85 -> 0.73 / 0.87 / 0.81 mm; 60: 0.73 / 0.89, 120: 0.73 / 0.88)
 RING_CLEAR = 2                         # half-resolution px: the light under halo rings is fitted on cloth this clear of
                                        # the lines (their remnants bump it over a rack)
 FEW_EDGES = 13                         # a ball fitted to fewer outline points than this (a short arc: a halo
@@ -327,6 +333,29 @@ def body_colour(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray)
     t = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
     ring = np.concatenate([f * np.stack([np.cos(t), np.sin(t)], axis=1) for f in (0.5, 0.75)])
     return _body_colour(image, LINEAR_LUT, np.asarray(centres_px, np.float64), np.asarray(radii_px, np.float64), ring)
+
+
+def luma_of(linear: np.ndarray) -> np.ndarray:
+    """The luma Y' (BT.601 weights of 8-bit sRGB) [levels] of linear BGR colours (..., 3) -> (...)."""
+    return linear_to_srgb(linear) @ np.array([_edges.LUMA_B, _edges.LUMA_G, _edges.LUMA_R])
+
+
+def white_at_limb(image: np.ndarray, centres: np.ndarray, pts: np.ndarray, body_luma: np.ndarray) -> np.ndarray:
+    """(M, N) bool: which outline points pts (M, N, 2) [px] of balls centred at centres (M, 2) [px] with
+    body luma body_luma (M,) [8-bit levels] have, along the line from the centre, a luma just inside
+    (the brighter at WHITE_IN px) more than WHITE_LIMB above both the body's and the cloth's WHITE_OUT px
+    outside (``vision.edges.luma_at`` of a BGR uint8 frame): a white number disc at the limb. Its
+    narrow dark rim is smeared away by JPEG (colour at half resolution, luma quantised), so the step
+    found there is the disc's, ~0.7 px inside the outline. A stripe's white half, which reaches the
+    limb itself (its points lie on the outline), is mostly no brighter than the ball's body and keeps
+    its points."""
+    u = pts - centres[:, None, :]
+    u = u / np.maximum(np.linalg.norm(u, axis=-1, keepdims=True), 1e-9)
+
+    def luma(d):
+        return _edges.luma_at(image, np.ascontiguousarray((pts + d * u).reshape(-1, 2))).reshape(pts.shape[:2])
+    inside = np.maximum(luma(-WHITE_IN[0]), luma(-WHITE_IN[1]))
+    return inside - np.maximum(luma(WHITE_OUT), body_luma[:, None]) > WHITE_LIMB
 
 
 @njit(cache=True)
@@ -905,6 +934,7 @@ class TableDetector:
                 o = self._outlines(xy, rho)
                 lp, lv = _edges.luma_points(image, o, outline_normals(o), LUMA_SIDE, LUMA_REACH, EDGE_STEP, LUMA_MIN, 2)
                 pts = np.where((valid & lv)[..., None], (1 - LUMA_BLEND) * pts + LUMA_BLEND * lp, pts)
+                valid = valid & ~white_at_limb(image, o.mean(axis=1), pts, luma_of(body))
                 rays = pixel_rays(cam, pts.reshape(-1, 2)).reshape(pts.shape[0], pts.shape[1], 3)
                 xy, rho, rms, tw = fit_spheres(origin, rays, valid, xy0, R, rho0, px_per_m, iters=6,
                                                rho_prior=prior, prior_weight=RHO_PRIOR_RAYS)

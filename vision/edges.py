@@ -26,7 +26,8 @@ pixels (bilinear, in linear light) and the outline is located in two steps:
    shading inside its limb, which moves with the ball's place under the lights.
 3. ``luma_points`` (JPEG frames, after the last fit): where the luma Y' alone (8-bit, full
    resolution in JPEG) is half-way between its values ``side`` px either side, nearest the
-   predicted outline; the detector moves its colour points part of the way there.
+   predicted outline; the detector moves its colour points part of the way there (and reads
+   ``luma_at`` beside them for a number disc at the limb).
 """
 from __future__ import annotations
 
@@ -351,3 +352,15 @@ def luma_points(image, outline, nrm, side, reach, step, min_step, iters):
                 pts[m, n, 0], pts[m, n, 1] = ox + e * nx, oy + e * ny
                 valid[m, n] = True
     return pts, valid
+
+
+@njit(cache=True)
+def luma_at(image, pts):
+    """The luma Y' (BT.601 weights of the 8-bit sRGB values, bilinear) of a BGR frame (h, w, 3) uint8 at
+    points (K, 2) [px] -> (K,) in 8-bit levels."""
+    out = np.empty(pts.shape[0])
+    col = np.empty(3)
+    for k in range(pts.shape[0]):
+        _sample(image, CODES_LUT, pts[k, 0], pts[k, 1], col)
+        out[k] = LUMA_B * col[0] + LUMA_G * col[1] + LUMA_R * col[2]
+    return out
