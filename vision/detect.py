@@ -204,6 +204,9 @@ LIMB_DEPTH = 0.15                      # cloth's hue, its outline is where its l
 LIMB_CLOTH = (0.6, 1.3)                # at least LIMB_DEPTH below the cloth outward, which lies within LIMB_CLOTH of its
 LIMB_INNER = 1.5                       # level, and darker than that cloth LIMB_INNER px inward (``vision.limbs``)
 MIN_EDGES_PIXELS = 20                  # ... in pixel-only mode, with no table model to vet candidates
+LIMB_NEAR_SHARE = 0.2                  # under halo rings a ball of its cloth's hue (``edge_chroma_deg``) whose search lines
+                                       # run into neighbours at most this share of them, on a short colour arc (under
+                                       # FEW_EDGES points), takes its darker limb's points where FEW_EDGES or more are found
 CONTACT_MIN = 3                        # placed by contacts: at least this many touching balls (4: halo x20 95.0 %,
                                        # JPEG 86.2 %; 3: 97.5 %, 87.9 %, no false ball)
 CONTACT_SLACK = 0.004                  # [m] neighbours this close to touching are taken to touch
@@ -864,7 +867,10 @@ class TableDetector:
         fit's outline points move LUMA_BLEND of the way to the luma's half-way step before a final fit; vivid: where
         ``bright`` is inf (halo rings), a ball far brighter than its cloth and of its hue is searched by its
         brightness (``vivid_bright``; not in the second search under rings, whose cloth is what the take-off of
-        the light left)."""
+        the light left). Where ``bright`` is inf, a ball of its cloth's hue (``edge_chroma_deg``) with at most
+        LIMB_NEAR_SHARE of its search lines into neighbours and a short colour arc (under FEW_EDGES points)
+        takes its darker limb's points instead where FEW_EDGES or more are found (its colour's lie by the
+        lamp's highlight, inside its outline)."""
         cam, R = self.cam, self.R
         cloth_lin = cloth.linear_colour
         origin = cam.centre
@@ -893,7 +899,7 @@ class TableDetector:
             ref = np.where(own[:, None], local, cloth_lin)
             deg = np.full(len(own), EDGE_CHROMA_DEG)
             ball_bright = np.full(len(own), np.inf)
-            body = body_colour(image, cpx, rpx) if np.isfinite(bright) or blocky or alone or vivid else None
+            body = body_colour(image, cpx, rpx)
             if np.isfinite(bright):          # no halo rings (their remnants): balls of the cloth's own colour
                 deg = edge_chroma_deg(body, ref, bright)
                 # brightness only where colour cannot tell: a ball of the cloth's hue, or white on a grey
@@ -909,6 +915,9 @@ class TableDetector:
             limb = np.zeros(len(own), bool)      # shape alone, of its cloth's hue: its darker limb (vision.limbs)
             if alone:
                 limb = hue_angle(body, local) < LOW_CONTRAST_DEG
+            shaded = np.zeros(len(own), bool)    # under halo rings: of its cloth's hue, clear of its neighbours
+            if not np.isfinite(bright) and not alone:
+                shaded = (edge_chroma_deg(body, local) < EDGE_CHROMA_DEG) & (near.mean(axis=1) <= LIMB_NEAR_SHARE)
             # (a ball searched against the frame's cloth colour has own, low False and ball_bright inf: ref is
             # cloth_lin, lit share 0, refined after the first pass)
             m = np.flatnonzero(~limb)
@@ -916,10 +925,15 @@ class TableDetector:
                 pts[m], valid[m] = outline_points(image, outline[m], half_width, ref[m], (it > 0) & ~low[m], min_step,
                                                   (mask, corner, rows[m]), ball_bright[m], deg[m],
                                                   np.where(own[m], OUTLINE_LIT, 0.0), side)
-            if limb.any():
-                pts[limb], valid[limb] = limb_points(image, LINEAR_LUT, outline[limb], normals[limb],
-                                                     float(half_width), EDGE_STEP, np.ascontiguousarray(local[limb]),
-                                                     LIMB_DEPTH, *LIMB_CLOTH, LIMB_INNER)
+            dark = limb | shaded
+            if dark.any():       # the darker limb's points (vision.limbs): shape alone, or under halo rings where the
+                # colour search found a short arc (by the lamp's highlight) and the limb a longer one
+                lp, lv = limb_points(image, LINEAR_LUT, outline[dark], normals[dark], float(half_width), EDGE_STEP,
+                                     np.ascontiguousarray(local[dark]), LIMB_DEPTH, *LIMB_CLOTH, LIMB_INNER)
+                short = (valid[dark] & ~near[dark]).sum(axis=1) < FEW_EDGES
+                use = limb[dark] | (short & ((lv & ~near[dark]).sum(axis=1) >= FEW_EDGES))
+                took = np.flatnonzero(dark)[use]
+                pts[took], valid[took] = lp[use], lv[use]
             valid &= ~near
             rays = pixel_rays(cam, pts.reshape(-1, 2)).reshape(pts.shape[0], pts.shape[1], 3)
             px_per_m = cam.K[0, 0] / np.linalg.norm(P - origin, axis=1)

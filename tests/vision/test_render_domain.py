@@ -137,13 +137,14 @@ def test_the_second_search_adds_no_false_ball_where_it_once_did(synthetic_camera
     its balls were held to ``TableDetector.added_kept``'s rule (the bench's seed 5 frame 7: a ball
     placed by its contacts beside a halo ring, RMS NaN; seed 30 frame 7: a 13-point arc on the lit
     area's soft edge 280 mm from any ball, and an 11-point arc beside a ball): no false ball, and the
-    ball the second search adds there is still found (6/7 and 12/12 measured; 6/7 and 11/12 without
+    ball the second search adds there is still found (7/7 and 12/12 measured since a ball of the cloth's
+    hue under rings takes its darker limb's points, stop 42; 6/7 and 12/12 before; 6/7 and 11/12 without
     the second search)."""
     sc, _ = synthetic_camera
     frames = [condition_frames(sc, "hard", SET_SIZE, seed)[SET_SIZE - 1] for seed in (6, 31)]
     s = _score(sc, vision, frames)
     assert s.false == 0
-    assert s.found == 18
+    assert s.found == 19
 
 
 def test_detector_under_a_tinted_projector_over_most_of_the_table(synthetic_camera, vision):

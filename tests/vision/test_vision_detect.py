@@ -624,6 +624,24 @@ def test_a_red_and_an_orange_ball_on_a_maroon_cloth_are_found_under_halo_rings(s
     assert np.max(np.linalg.norm(frame.truth.pos[r] - det.xy[c], axis=1)) < 0.0015
 
 
+def test_a_ball_of_the_cloths_hue_under_halo_rings_is_fitted_to_its_darker_limb(synthetic_camera, vision):
+    """Under halo rings the outline search takes 8 degrees from the cloth for ball (no low-contrast angle,
+    no brightness), so a green 6 on a green cloth (hard seed 5 frame 1's cloth and light, JPEG 80) shows a
+    short colour arc by the lamp's highlight, inside its outline: fitted 7.3 mm off before. Clear of its
+    neighbours (LIMB_NEAR_SHARE), its darker limb's points (``vision.limbs``, 13 or more) replace that arc:
+    found to 3 mm, with the cue ball, and no false ball."""
+    sc, _ = synthetic_camera
+    domain = Domain(cloth_srgb=(40, 121, 82), gradient=(-0.006, 0.059), projector=(0.6, 0.5, 0.5, 0.3, 0.3),
+                    projector_rgb=(0.923, 0.85, 0.911), halo=0.6, halo_share=0.5, sheen=0.2, rail_glints=1.0,
+                    exposure=1.16, white_balance=(1.109, 0.951, 0.986), jpeg_quality=80)
+    frame = DomainRenderer(sc, domain, 1).render(
+        TableState([6, 1], [[0.32, 1.092], [0.8, 1.5]]), np.random.default_rng(1))
+    det, _ = vision.detect(frame.image)
+    r, c = match(frame.truth.pos, det.xy, sc.R)
+    assert sorted(frame.truth.ids[r]) == [1, 6] and len(det) == 2
+    assert np.max(np.linalg.norm(frame.truth.pos[r] - det.xy[c], axis=1)) < 0.003
+
+
 def test_a_colour_much_brighter_than_the_cloth_is_ball():
     """edges.ballness on a grey cloth: its own colour at 0.5-2x is cloth (< 1), at 1.1 BRIGHT_LINEAR
     times it is ball (the cue on a grey cloth has the cloth's hue), as are darker than DARK_LINEAR
