@@ -161,6 +161,11 @@ FRAME_MIN_FITS = 5                     # noise: JPEG q60 ~0.5 px, clean ~0.08 px
 WHOLE_SHARE = 0.75                     # a ball showing this share of its outline rays measures rho; with at least
 RHO_FRAME_MIN = 3                      # ... this many such balls their median rho (else R) is the prior of the
 RHO_PRIOR_RAYS = 8.0                   # ... last fit, held with this many rays' weight
+SHRUNK = 0.92                          # a whole outline fitting rho under this share of that prior lies inside its
+                                       # ball on one side (a white cap's edge beside a stripe of the cloth's colour):
+                                       # sought again (``TableDetector._shrunk_again``). Whole outlines' rho / prior,
+                                       # x20: gentle seeds 5 / 41, default, JPEG, sheen >= 0.947; the stripe balls
+                                       # of gentle seed 77 0.864 / 0.883 (docs/vision.md, step 5)
 BLOCKY_CHROMA_SHARE = 0.35             # in a JPEG frame a colour is ball from this share of the ball's own angle from
 BLOCKY_CHROMA_DEG = 30.0               # the cloth, between EDGE_CHROMA_DEG and this (JPEG smears colour ~2 px out:
                                        # 8 deg is reached 1.7-2.1 px outside the outline, beyond REFINE_REACH;
@@ -851,6 +856,36 @@ class TableDetector:
         circles = silhouette_circles(self.cam, P, rho, N_RAYS)
         return table_to_pixels(self.cam, circles.reshape(-1, 3)).reshape(circles.shape[0], N_RAYS, 2)
 
+    def _shrunk_again(self, image: np.ndarray, xy: np.ndarray, rho: np.ndarray, rms: np.ndarray, tw: np.ndarray,
+                      prior: float, cloth: ClothModel, min_step: float) -> None:
+        """Search again, in place, the fits (xy (M, 2) [m], rho (M,) [m], rms (M,) [px], tw (M, N_RAYS) ray
+        weights) that show a whole outline (WHOLE_SHARE of the rays) but fit rho under SHRUNK times the
+        frame's ``prior`` [m]: a stripe of about the cloth's colour is read as cloth, so on that side the
+        outline found is the white cap's edge inside the ball. Their outline is sought at the prior radius
+        about the fit, SEARCH_WIDTHS[0] either side, a colour EDGE_MIN_DEG from the local cloth taken for
+        ball (as for a ball of the cloth's hue), and the sphere refitted with the prior. For frames with no
+        light added and not JPEG (``refine``'s plain; elsewhere shrunk fits are other failures)."""
+        m = np.flatnonzero(((tw > 0.5).sum(axis=1) >= WHOLE_SHARE * N_RAYS) & (rho < SHRUNK * prior))
+        if not m.size:
+            return
+        cam, R = self.cam, self.R
+        outline = self._outlines(xy, np.full(xy.shape[0], prior))
+        cpx = table_to_pixels(cam, np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1))
+        rpx = np.linalg.norm(outline - cpx[:, None, :], axis=-1).mean(axis=1)
+        near = near_neighbours(outline, cpx, rpx, SEARCH_WIDTHS[0] + 1.0)[m]
+        mask, corner, rows = self._holes_near(cpx[m])
+        local, _ = local_cloth(image, cpx[m], rpx[m], cloth, OUTLINE_RINGS)
+        pts, valid = np.empty((m.size, N_RAYS, 2)), np.zeros((m.size, N_RAYS), bool)
+        for j in range(m.size):
+            pts[j:j + 1], valid[j:j + 1] = outline_points(image, outline[m[j]:m[j] + 1], SEARCH_WIDTHS[0], local[j],
+                                                          True, min_step, (mask, corner, rows[j:j + 1]), np.inf,
+                                                          EDGE_MIN_DEG)
+        rays = pixel_rays(cam, pts.reshape(-1, 2)).reshape(m.size, N_RAYS, 3)
+        px_per_m = cam.K[0, 0] / np.linalg.norm(np.concatenate([xy[m], np.full((m.size, 1), R)], axis=1)
+                                                - cam.centre, axis=1)
+        xy[m], rho[m], rms[m], tw[m] = fit_spheres(cam.centre, rays, valid & ~near, xy[m], R, prior, px_per_m,
+                                                   iters=6, rho_prior=prior, prior_weight=RHO_PRIOR_RAYS)
+
     def refine(self, image: np.ndarray, xy: np.ndarray, fill: np.ndarray, cloth: ClothModel,
                fill_map, bright: float = BRIGHT_LINEAR, found: Detections | None = None,
                plain: bool = False, vivid: bool = False) -> Detections:
@@ -960,6 +995,8 @@ class TableDetector:
             xy, rho, rms, tw, start, fill, gone = xy[keep], rho[keep], rms[keep], tw[keep], start[keep], fill[keep], gone[keep]
             if not last:     # a fit that is no ball must not hide real balls' edges next time
                 rho = np.clip(rho, (1 - RHO_TOLERANCE) * R, (1 + RHO_TOLERANCE) * R)
+        if plain and not blocky:     # an outline found inside the ball on one side (a stripe of the cloth's colour)
+            self._shrunk_again(image, xy, rho, rms, tw, prior, cloth, min_step)
         n_edges = (tw > 0.5).sum(axis=1)
         P = np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1)
         r_now = R * cam.K[0, 0] / np.linalg.norm(P - origin, axis=1)      # outline radius [px], about
