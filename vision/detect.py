@@ -875,11 +875,8 @@ class TableDetector:
         near = near_neighbours(outline, cpx, rpx, SEARCH_WIDTHS[0] + 1.0)[m]
         mask, corner, rows = self._holes_near(cpx[m])
         local, _ = local_cloth(image, cpx[m], rpx[m], cloth, OUTLINE_RINGS)
-        pts, valid = np.empty((m.size, N_RAYS, 2)), np.zeros((m.size, N_RAYS), bool)
-        for j in range(m.size):
-            pts[j:j + 1], valid[j:j + 1] = outline_points(image, outline[m[j]:m[j] + 1], SEARCH_WIDTHS[0], local[j],
-                                                          True, min_step, (mask, corner, rows[j:j + 1]), np.inf,
-                                                          EDGE_MIN_DEG)
+        pts, valid = outline_points(image, outline[m], SEARCH_WIDTHS[0], local, True, min_step, (mask, corner, rows),
+                                    np.inf, EDGE_MIN_DEG)
         rays = pixel_rays(cam, pts.reshape(-1, 2)).reshape(m.size, N_RAYS, 3)
         px_per_m = cam.K[0, 0] / np.linalg.norm(np.concatenate([xy[m], np.full((m.size, 1), R)], axis=1)
                                                 - cam.centre, axis=1)
