@@ -320,8 +320,7 @@ def luma_points(image, outline, nrm, side, reach, step, min_step, iters):
         for n in range(N):
             ox, oy, nx, ny = outline[m, n, 0], outline[m, n, 1], nrm[m, n, 0], nrm[m, n, 1]
             for k in range(T):
-                _sample(image, CODES_LUT, ox + (t0 + k * step) * nx, oy + (t0 + k * step) * ny, col)
-                prof[k] = LUMA_B * col[0] + LUMA_G * col[1] + LUMA_R * col[2]
+                prof[k] = _luma(image, ox + (t0 + k * step) * nx, oy + (t0 + k * step) * ny, col)
             e = 0.0
             ok = True
             for _ in range(iters):
@@ -361,6 +360,13 @@ def luma_at(image, pts):
     out = np.empty(pts.shape[0])
     col = np.empty(3)
     for k in range(pts.shape[0]):
-        _sample(image, CODES_LUT, pts[k, 0], pts[k, 1], col)
-        out[k] = LUMA_B * col[0] + LUMA_G * col[1] + LUMA_R * col[2]
+        out[k] = _luma(image, pts[k, 0], pts[k, 1], col)
     return out
+
+
+@njit(cache=True)
+def _luma(image, x, y, col):
+    """The luma Y' (BT.601 weights of the 8-bit sRGB values, bilinear) of a BGR frame (h, w, 3) uint8 at (x, y)
+    [px], in 8-bit levels; col (3,) is scratch."""
+    _sample(image, CODES_LUT, x, y, col)
+    return LUMA_B * col[0] + LUMA_G * col[1] + LUMA_R * col[2]
