@@ -92,6 +92,7 @@ from vision.cloth import (
     fit_cloth,
     foreground,
     grey_cloth,
+    light_taken_off,
     lit_surface,
     take_off_light,
 )
@@ -688,13 +689,12 @@ class TableDetector:
 
     def unlit(self, half: np.ndarray, model: ClothModel, bright: np.ndarray):
         """(the half-resolution crop, its cloth model and lit brightness, the light taken off) with the
-        light a projector adds across the cloth taken off (``vision.cloth.added_light_field``, from the
+        light a projector adds across the cloth taken off (``vision.cloth.light_taken_off``, from the
         crop's cloth-coloured table cells); as given, and None, where too little cloth is seen."""
         try:
-            light = added_light_field(half, model, bright, (self.known > 0) & self.allowed, self.r_half)
+            half, light = light_taken_off(half, model, bright, (self.known > 0) & self.allowed, self.r_half)
         except ValueError:
             return half, model, bright, None
-        half = take_off_light(half, light)
         model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale, True)
         return half, model, self._bright(model), light
 

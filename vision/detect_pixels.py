@@ -73,11 +73,11 @@ from vision.candidates import candidates, distinct, known_sums
 from vision.cloth import (
     CLOTH,
     FOREGROUND,
-    added_light_field,
     classify,
     fit_cloth,
     grey_cloth,
     hole_mask,
+    light_taken_off,
     lit_surface,
     take_off_light,
     unlike_shares,
@@ -659,12 +659,11 @@ def _unlit(half: np.ndarray, table: np.ndarray, r_half: float):
     """(the half-resolution BGR frame (h, w, 3) with the light a projector adds across the cloth taken
     off, its cloth model and lit brightness (h, w), fitted to its samples on ``table``, and the light
     taken off, ``vision.cloth.AddedLight``), or None where too little cloth is seen. The light is
-    fitted (``added_light_field``) to the cloth cells of ``table`` (h, w) bool (the play area off the
+    fitted (``light_taken_off``) to the cloth cells of ``table`` (h, w) bool (the play area off the
     pocket holes) under a cloth model of those samples (its lit wedge may then take a tinted
     light's direction from them); r_half: the ball radius [px]."""
     try:
-        light = added_light_field(half, *_cloth_model(half, table), table, r_half)
-        half = take_off_light(half, light)
+        half, light = light_taken_off(half, *_cloth_model(half, table), table, r_half)
         return (half, *_cloth_model(half, table), light)
     except ValueError:
         return None

@@ -540,6 +540,80 @@ def test_take_off_white_equals_the_float32_look_ups():
 
 
 
+def _taken_off(img, a):
+    """The plain float32 look-ups of ``vision.cloth.take_off_light``: img (h, w, 3) uint8 with a (h, w) float32 of
+    the light colour ``_OFF_COLOUR`` taken off, at most what leaves each channel at LIGHT_FLOOR."""
+    from vision.cloth import LIGHT_FLOOR
+    lin = LINEAR_LUT[img]
+    with np.errstate(divide="ignore"):
+        inv = np.where(_OFF_COLOUR > 0, (1.0 / _OFF_COLOUR.astype(np.float64)).astype(np.float32), np.float32(0))
+    cap = ((lin - LINEAR_LUT[LIGHT_FLOOR]) * inv).min(axis=-1)
+    a = np.minimum(a, cap)
+    assert a.dtype == np.float32
+    new = (lin - a[..., None] * _OFF_COLOUR) * np.float32(SRGB_LUT.size - 1)
+    idx = (new.astype(np.float64) + 0.5).astype(np.intp)         # (numba adds 0.5 in float64)
+    return np.where((a > 0)[..., None], SRGB_LUT[np.where((a > 0)[..., None], idx, 0)], img)
+
+
+_OFF_COLOUR = np.array([0.9, 1.05, 0.0], np.float32)     # (a tinted light, one channel without light)
+
+
+def test_take_off_light_equals_the_float32_look_ups():
+    """``take_off_light`` (a pixel at a time, the light's least against its three caps) takes each pixel's block
+    of the field off as the plain float32 look-ups do: at half resolution and at full resolution (blocks of 2 x 2
+    from an origin, the field reaching past the image's edge), everywhere or only near given pixels."""
+    from vision.cloth import AddedLight, take_off_light
+    rng = np.random.default_rng(14)
+    img = rng.integers(0, 256, (53, 71, 3), dtype=np.uint8)
+    img[::5] = rng.integers(0, 4, (71, 3))                                    # (dark pixels: the caps)
+    for step, origin, shape in ((1, (0, 0), (53, 71)), (2, (3, 4), (26, 35))):
+        field = rng.uniform(-0.1, 0.6, shape).astype(np.float32)
+        light = AddedLight(field=field, colour=_OFF_COLOUR)
+        near = rng.random(shape) < 0.4
+        for mask in (None, near):
+            a = np.zeros(img.shape[:2], np.float32)
+            on = np.ones(shape, bool) if mask is None else mask
+            block = np.kron(np.where(on, field, 0), np.ones((step, step), np.float32))
+            u0, v0 = origin
+            hh, ww = min(block.shape[0], 53 - v0), min(block.shape[1], 71 - u0)
+            a[v0:v0 + hh, u0:u0 + ww] = block[:hh, :ww]
+            assert np.array_equal(take_off_light(img, light, origin, step, mask), _taken_off(img, a))
+
+
+def test_own_light_off_equals_the_numpy_rule_then_the_take_off():
+    """``vision.cloth._own_light_off`` (one pass a row) gives each table pixel that shows the cloth (CLOTH of
+    ``classify``, within LIGHT_ROBUST of the field in its own light and LIGHT_PLANE_DEG of the plane) its own
+    light, floors the field at 0 and takes it off, as the plain numpy expressions and look-ups do."""
+    from vision.cloth import CLOTH, DARK_FRACTION, LIGHT_FLOOR, LIGHT_PLANE_DEG, LIGHT_ROBUST, _own_light_off, classify
+    rng = np.random.default_rng(15)
+    h, w = 47, 83
+    half = (np.array([60, 140, 40]) * rng.uniform(0.3, 1.8, (h, w, 1)) + rng.normal(0, 6, (h, w, 3)))
+    half = half.clip(0, 255).astype(np.uint8)
+    half[::4] = rng.integers(0, 256, (w, 3))
+    bright = rng.uniform(60, 160, (h, w)).astype(np.float32)
+    table = rng.random((h, w)) < 0.85
+    chroma = np.array([0.4, 0.85, 0.35]) / np.linalg.norm([0.4, 0.85, 0.35])
+    light = np.ones(3) - chroma.sum() * chroma
+    model = ClothModel(chroma=chroma, coef=np.zeros(6), scale=1.0, level=100.0, light=light / np.linalg.norm(light),
+                       lit=(-0.1, 0.4))
+    normal = np.cross(LINEAR_LUT[[60, 140, 40]], np.ones(3))          # (the plane of the cloth's colour and white)
+    normal, unmix = normal / np.linalg.norm(normal), np.array([-0.3, 0.2, 1.1])
+    lin = LINEAR_LUT[half]
+    own = (lin[..., 0] * unmix[0] + lin[..., 1] * unmix[1]) + lin[..., 2] * unmix[2]
+    field = (own + rng.normal(0, 0.03, (h, w))).astype(np.float32)
+    off = (lin[..., 0] * normal[0] + lin[..., 1] * normal[1]) + lin[..., 2] * normal[2]
+    sin2 = np.sin(np.radians(LIGHT_PLANE_DEG)) ** 2
+    cloth = ((classify(half, model, bright) & CLOTH) > 0) & table
+    mine = cloth & (np.abs(own - field) < LIGHT_ROBUST) & (off * off < sin2 * (lin * lin).sum(axis=-1, dtype=np.float32))
+    assert 0.1 < mine.mean() < 0.9
+    want = np.maximum(np.where(mine, own.astype(np.float32), field), np.float32(0))
+    got = field.copy()
+    out = _own_light_off(half, table, got, LINEAR_LUT, SRGB_LUT, unmix, normal, model.chroma, model.light, -0.1, 0.4,
+                         bright, CHROMA_TAN ** 2, DARK_FRACTION, LIGHT_ROBUST, sin2, _OFF_COLOUR,
+                         LINEAR_LUT[LIGHT_FLOOR])
+    assert np.array_equal(got, want) and np.array_equal(out, _taken_off(half, want))
+
+
 def test_hue_angle_equals_the_numpy_expression():
     rng = np.random.default_rng(12)
     body, cloth = rng.uniform(0, 1, (2000, 3)), rng.uniform(0, 1, (2000, 3))
