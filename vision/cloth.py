@@ -721,10 +721,11 @@ def _cell_means(half, table, bright):
     return small, sums[:, :, 3] == q * q, s * scale
 
 
-def grey_cloth(model: ClothModel) -> bool:
-    """Whether the cloth's colour is within CHROMA_TAN of white: white light added to it keeps its
-    colour (the lit wedge cannot hold a projector's light; only its brightness shows it)."""
-    return bool(model.chroma.sum() / np.sqrt(3.0) > np.cos(np.arctan(CHROMA_TAN)))
+def grey_cloth(model: ClothModel, tan: float = CHROMA_TAN) -> bool:
+    """Whether the cloth's colour is within ``tan`` (the tangent of the angle; CHROMA_TAN) of white: white
+    light added to it keeps its colour (the lit wedge cannot hold a projector's light; only its brightness
+    shows it)."""
+    return bool(model.chroma.sum() / np.sqrt(3.0) > np.cos(np.arctan(tan)))
 
 
 def lit_surface(half: np.ndarray, model: ClothModel, bright: np.ndarray, table: np.ndarray,

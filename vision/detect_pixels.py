@@ -187,6 +187,9 @@ BRIGHT_LINE_CLEAR = 0.6            # under a projector's light and halo rings, b
                                    # 0.3 found 4 balls more and a false ball, one pixel 11 more and 9 false against 8)
 BRIGHT_SIDE_CLEAR = 1.4            # ... and ball radii inside the play area's sides (a lit cushion: 0.9 one false
                                    # ball more, 1.9 one ball fewer)
+RINGED_GREY_TAN = np.tan(np.radians(4.5))   # ... also on a cloth this near grey under halo rings (rendered hard:
+                                   # 0.6-4.2 deg; the second real halo set's 4 frames that are grey by CHROMA_TAN, 4.7-4.8
+                                   # deg, gained nothing and paid 2.4 ms)
 TWO_TONE_SHARE = 0.2               # samples off the cloth's wedge near its colour: a cloth of two tones (a tinted
                                    # projector's lit area the commonest colour; rendered hard, the lit area taken for
                                    # the play area: 0.29-0.55; real frames <= 0.14, other rendered conditions <= 0.25)
@@ -233,11 +236,13 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
             half, model, bright, light = unlit
             classes = classify(half, model, bright)
             hole = hole_mask(classes, r_half)
-    grey = grey_cloth(model) and model.lit == (0.0, 0.0) and not ringed
-    if grey or (ringed and model.lit[0] < 0):     # a grey cloth, or a projector's light and halo rings: a white
-        bright = lit_surface(half, model, bright, inside & ~hole, r_half)   # ball is brighter than the lit cloth
+    grey = grey_cloth(model) and model.lit == (0.0, 0.0)
+    # a grey cloth, or under halo rings a projector's light over most of it or a greyer cloth: a white ball is
+    # brighter than the lit cloth (under rings not by the rings' remnants, nor by the sides)
+    if (grey and not ringed) or (ringed and (model.lit[0] < 0 or (grey and grey_cloth(model, RINGED_GREY_TAN)))):
+        bright = lit_surface(half, model, bright, inside & ~hole, r_half)
         brighter = classify(half, model, bright, brighter=GREY_BRIGHTER)
-        classes = brighter if grey else np.where(_off_rings_and_sides(lined, inside, r_half), brighter, classes)
+        classes = np.where(_off_rings_and_sides(lined, inside, r_half), brighter, classes) if ringed else brighter
         hole = hole_mask(classes, r_half, ringed)
     allowed = inside & ~hole
     fg = (classes & FOREGROUND) * region * np.uint8(255 // FOREGROUND)
