@@ -1233,6 +1233,6 @@ def test_pinhole_kernels_equal_opencvs_projection_and_undistortion():
         want = cv2.projectPoints(pts.reshape(-1, 1, 3), cam.rvec, cam.tvec, K, cam.dist)[0].reshape(-1, 2)
         np.testing.assert_array_equal(table_to_pixels(cam, pts), want)
         px = rng.uniform([-100, -100], [1380, 820], (2000, 2))
-        want = cv2.undistortPointsIter(px.reshape(-1, 1, 2), K, cam.dist, None, None, _UNDISTORT_CRITERIA).reshape(-1, 2)
-        np.testing.assert_array_equal(pixels_to_normalised(cam, px), want)
+        want = cv2.undistortPointsIter(px.reshape(-1, 1, 2), K, cam.dist, None, None, _UNDISTORT_CRITERIA)
+        np.testing.assert_array_equal(pixels_to_normalised(cam, px), want.reshape(-1, 2))
     assert CameraModel((1280, 720), K, np.zeros(14)).lens is None       # (OpenCV's own functions)
