@@ -83,7 +83,7 @@ from vision.camera import (
     sphere_silhouettes,
     table_to_pixels,
 )
-from vision.candidates import candidates, distinct, fill_fraction, known_sums
+from vision.candidates import candidates, distinct, fill_at, known_sums
 from vision.cloth import (
     CHROMA_TAN,
     ClothModel,
@@ -381,8 +381,25 @@ def _body_colour(image, lut, centres, radii, ring):
             for c in range(3):
                 vals[c, k] = lut[image[y, x, c]]
         for c in range(3):
-            out[m, c] = np.median(vals[c])
+            out[m, c] = small_median(vals[c], K)
     return out
+
+
+@njit(cache=True)
+def small_median(v, n):
+    """np.median of v[:n] (n >= 1; v (>= n,) float64 scratch, its first n values left sorted): an insertion
+    sort in place, as the samples are a few dozen per ball (numba's np.median copies them each call:
+    ``_ring_cloth`` 0.071 -> 0.057 ms a call on hard frames, ``local_cloth``'s ten calls a frame 2.25 -> 2.04 ms
+    on a loaded core)."""
+    for i in range(1, n):
+        x = v[i]
+        j = i - 1
+        while j >= 0 and v[j] > x:
+            v[j + 1] = v[j]
+            j -= 1
+        v[j + 1] = x
+    h = n // 2
+    return v[h] if n % 2 else (v[h - 1] + v[h]) / 2
 
 
 def hue_angle(body: np.ndarray, cloth_lin: np.ndarray) -> np.ndarray:
@@ -478,7 +495,7 @@ def _ring_cloth(image, lut, centres, radii, rings, chroma, light, lo, hi, tan_ch
             if n >= min_n:
                 found[k, m] = True
                 for c in range(3):
-                    out[k, m, c] = np.median(vals[c, :n])
+                    out[k, m, c] = small_median(vals[c], n)
     return out, found
 
 
@@ -612,6 +629,11 @@ class TableDetector:
         self.known = known.astype(np.uint8)
         self.allowed = (scene.in_play(at_R[:, 0], at_R[:, 1]) & ~scene.in_pocket(at_R[:, 0], at_R[:, 1])
                         ).reshape(hh, hw)
+        # (h, w) bool: where colour can be judged (``known``), and of those where a ball's centre can be (the
+        # table's cells the projector's light is fitted to): once per camera, not per frame
+        self.judged, self.in_play = known.copy(), known & self.allowed
+        self.judged.setflags(write=False)
+        self.in_play.setflags(write=False)
         # expected ball radius in half-resolution pixels at each pixel (a ball centred there)
         g = at_R.reshape(hh, hw, 2)[4::8, 4::8].reshape(-1, 2)
         grid = np.concatenate([g, np.full((g.shape[0], 1), R)], axis=1)
@@ -658,7 +680,7 @@ class TableDetector:
         return remove_thin_lines(image, max(1, int(round(2 * LINE_REACH * r_half))), near)[0], clean, lined
 
     def _fill_at(self, fill_map, xy: np.ndarray) -> np.ndarray:
-        """(K,) the foreground share ``fill_map()`` (half resolution; called only for K > 0) at table
+        """(K,) the foreground share ``fill_map(i, j)`` (half-resolution rows and columns (K,)) at table
         positions xy (K, 2) [m]."""
         if not len(xy):
             return np.zeros(0, np.float32)
@@ -667,7 +689,7 @@ class TableDetector:
         hw, hh = self.half_size
         j = np.clip(np.rint((px[:, 0] - u0 - 0.5) / 2).astype(int), 0, hw - 1)
         i = np.clip(np.rint((px[:, 1] - v0 - 0.5) / 2).astype(int), 0, hh - 1)
-        return fill_map()[i, j]
+        return fill_map(i, j)
 
     def _holes_near(self, px: np.ndarray):
         """The pocket mask for ``outline_points``, looked up for the balls (centres px (M, 2)) near
@@ -692,7 +714,7 @@ class TableDetector:
         light a projector adds across the cloth taken off (``vision.cloth.light_taken_off``, from the
         crop's cloth-coloured table cells); as given, and None, where too little cloth is seen."""
         try:
-            half, light = light_taken_off(half, model, bright, (self.known > 0) & self.allowed, self.r_half)
+            half, light = light_taken_off(half, model, bright, self.in_play, self.r_half)
         except ValueError:
             return half, model, bright, None
         model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale, True)
@@ -705,7 +727,7 @@ class TableDetector:
         k = 2 * RING_CLEAR + 1
         clear = cv2.dilate(lined.astype(np.uint8), np.ones((k, k), np.uint8)) == 0
         try:
-            return added_light_field(half, model, bright, (self.known > 0) & self.allowed & clear, self.r_half,
+            return added_light_field(half, model, bright, self.in_play & clear, self.r_half,
                                      True)
         except ValueError:
             return None
@@ -802,15 +824,14 @@ class TableDetector:
             ring_light = self.ring_light(half, model, bright, lined)
         grey = grey_cloth(model)
         if grey:     # white light only brightens a grey cloth: a surface that follows its lit area
-            bright = lit_surface(half, model, bright, (self.known > 0) & self.allowed, self.r_half)
+            bright = lit_surface(half, model, bright, self.in_play, self.r_half)
         fg = foreground(half, model, bright, self.hole, GREY_BRIGHTER if grey else BRIGHTER)
         cand, fill = candidates(half, fg, self.known, self.known_sums, self.allowed, self.r_map, self.box,
                                 self.static_edges)
         unlit = np.zeros(half.shape[:2], bool)
         if light is not None and cand.shape[0]:     # the frame about the candidates (outlines, rings, identity)
             image, unlit = self._unlit_near(image, light, cand, unlit)
-        # (most frames need it at no ball: computed on first use)
-        fill_map = functools.cache(functools.partial(fill_fraction, fg, self.known, self.known_count, self.box))
+        fill_map = functools.partial(fill_at, fg, self.known, self.known_count, self.box)
         lit = bright
         # a halo ring's remnant is bright too; on a grey cloth only brightness tells a white ball from it
         bright = np.inf if ringed and not grey else BRIGHT_LINEAR
@@ -845,16 +866,18 @@ class TableDetector:
         """``det`` without the fits whose disc is mostly foreground that came in over the rail (a
         hand, an arm: ``vision.intruders``). fg: the half-resolution foreground."""
         u0, v0 = self.crop[:2]
-        return det.take(clear_of_intruders((fg > 0) & (self.known > 0), self.reach_in,
+        return det.take(clear_of_intruders((fg > 0) & self.judged, self.reach_in,
                                            (det.px - [u0 + 0.5, v0 + 0.5]) / 2, det.r_px / 2,
                                            det.n_edges / N_RAYS, np.nan_to_num(det.rms_px)))
 
-    def _outlines(self, xy: np.ndarray, rho: np.ndarray) -> np.ndarray:
-        """(M, N_RAYS, 2) [px] the predicted outlines of spheres of effective radii rho (M,) [m] centred at
-        table positions xy (M, 2) [m], at height R."""
-        P = np.concatenate([xy, np.full((xy.shape[0], 1), self.R)], axis=1)
+    def _outlines(self, xy: np.ndarray, rho: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """((M, N_RAYS, 2) [px] the predicted outlines of spheres of effective radii rho (M,) [m] centred at
+        table positions xy (M, 2) [m], at height R; (M, 2) [px] their centres' images), projected in one call."""
+        M = xy.shape[0]
+        P = np.concatenate([xy, np.full((M, 1), self.R)], axis=1)
         circles = silhouette_circles(self.cam, P, rho, N_RAYS)
-        return table_to_pixels(self.cam, circles.reshape(-1, 3)).reshape(circles.shape[0], N_RAYS, 2)
+        px = table_to_pixels(self.cam, np.concatenate([circles.reshape(-1, 3), P]))
+        return px[:M * N_RAYS].reshape(M, N_RAYS, 2), px[M * N_RAYS:]
 
     def _shrunk_again(self, image: np.ndarray, xy: np.ndarray, rho: np.ndarray, rms: np.ndarray, tw: np.ndarray,
                       prior: float, cloth: ClothModel, min_step: float) -> None:
@@ -869,27 +892,27 @@ class TableDetector:
         if not m.size:
             return
         cam, R = self.cam, self.R
-        outline = self._outlines(xy, np.full(xy.shape[0], prior))
-        cpx = table_to_pixels(cam, np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1))
+        outline, cpx = self._outlines(xy, np.full(xy.shape[0], prior))
         rpx = np.linalg.norm(outline - cpx[:, None, :], axis=-1).mean(axis=1)
         near = near_neighbours(outline, cpx, rpx, SEARCH_WIDTHS[0] + 1.0)[m]
         mask, corner, rows = self._holes_near(cpx[m])
         local, _ = local_cloth(image, cpx[m], rpx[m], cloth, OUTLINE_RINGS)
         pts, valid = outline_points(image, outline[m], SEARCH_WIDTHS[0], local, True, min_step, (mask, corner, rows),
                                     np.inf, EDGE_MIN_DEG)
-        rays = pixel_rays(cam, pts.reshape(-1, 2)).reshape(m.size, N_RAYS, 3)
+        used = valid & ~near
         px_per_m = cam.K[0, 0] / np.linalg.norm(np.concatenate([xy[m], np.full((m.size, 1), R)], axis=1)
                                                 - cam.centre, axis=1)
-        xy[m], rho[m], rms[m], tw[m] = fit_spheres(cam.centre, rays, valid & ~near, xy[m], R, prior, px_per_m,
-                                                   iters=6, rho_prior=prior, prior_weight=RHO_PRIOR_RAYS)
+        xy[m], rho[m], rms[m], tw[m] = fit_spheres(cam.centre, used_rays(cam, pts, used), used, xy[m], R, prior,
+                                                   px_per_m, iters=6, rho_prior=prior, prior_weight=RHO_PRIOR_RAYS)
 
     def refine(self, image: np.ndarray, xy: np.ndarray, fill: np.ndarray, cloth: ClothModel,
                fill_map, bright: float = BRIGHT_LINEAR, found: Detections | None = None,
                plain: bool = False, vivid: bool = False) -> Detections:
         """Sub-pixel centres from starting table positions (M, 2) [m]; drops what is not a ball.
 
-        fill: (M,) the candidates' foreground share; fill_map: () -> (h, w) foreground share at every
-        half-resolution pixel (to vet balls placed by their contacts; called only when there is such a ball);
+        fill: (M,) the candidates' foreground share; fill_map: (i, j) -> (K,) the foreground share at
+        half-resolution pixels (rows i, columns j (K,); ``vision.candidates.fill_at``: to vet short arcs and
+        balls placed by their contacts);
         bright: the outline search takes a colour this many times brighter than the lit cloth for ball
         (``outline_points``); found: None, or the balls found from colour when these are candidates from
         shape alone (``vision.shape_candidates``): search lines reaching into those balls are dropped, a
@@ -916,8 +939,7 @@ class TableDetector:
         luma = blocky and plain and not alone
         for it, half_width in enumerate(SEARCH_WIDTHS):
             P = np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1)
-            outline = self._outlines(xy, rho)
-            cpx = table_to_pixels(cam, P)
+            outline, cpx = self._outlines(xy, rho)
             rpx = np.linalg.norm(outline - cpx[:, None, :], axis=-1).mean(axis=1)
             normals = outline_normals(outline)
             near = near_neighbours(outline, cpx, np.where(gone, 0.0, rpx), half_width + 1.0, normals)
@@ -967,7 +989,7 @@ class TableDetector:
                 took = np.flatnonzero(dark)[use]
                 pts[took], valid[took] = lp[use], lv[use]
             valid &= ~near
-            rays = pixel_rays(cam, pts.reshape(-1, 2)).reshape(pts.shape[0], pts.shape[1], 3)
+            rays = used_rays(cam, pts, valid)
             px_per_m = cam.K[0, 0] / np.linalg.norm(P - origin, axis=1)
             last = it == len(SEARCH_WIDTHS) - 1
             xy0, rho0 = xy, rho
@@ -977,11 +999,11 @@ class TableDetector:
                 xy, rho, rms, tw = fit_spheres(origin, rays, valid, xy0, R, rho0, px_per_m, iters=6,
                                                rho_prior=prior, prior_weight=RHO_PRIOR_RAYS)
             if last and luma:    # JPEG: the outline points moved towards the luma's (LUMA_BLEND)
-                o = self._outlines(xy, rho)
+                o = self._outlines(xy, rho)[0]
                 lp, lv = _edges.luma_points(image, o, outline_normals(o), LUMA_SIDE, LUMA_REACH, EDGE_STEP, LUMA_MIN, 2)
                 pts = np.where((valid & lv)[..., None], (1 - LUMA_BLEND) * pts + LUMA_BLEND * lp, pts)
                 valid = valid & ~white_at_limb(image, o.mean(axis=1), pts, luma_of(body))
-                rays = pixel_rays(cam, pts.reshape(-1, 2)).reshape(pts.shape[0], pts.shape[1], 3)
+                rays = used_rays(cam, pts, valid)
                 xy, rho, rms, tw = fit_spheres(origin, rays, valid, xy0, R, rho0, px_per_m, iters=6,
                                                rho_prior=prior, prior_weight=RHO_PRIOR_RAYS)
             gone |= np.linalg.norm(xy - start, axis=1) >= R      # fitting a neighbour's outline: back to its start
@@ -1025,6 +1047,16 @@ class TableDetector:
                          cloth_v=cloth_v, added=added, span=np.where(placed, 0.0, arc_span(tw > 0.5)))
         det = det.take(good)
         return _dedupe(det, det.xy, R)
+
+
+def used_rays(cam: CameraModel, pts: np.ndarray, used: np.ndarray) -> np.ndarray:
+    """(M, N, 3) the unit ray directions (``pixel_rays``) of the outline points pts (M, N, 2) [px] that a fit
+    uses (``used`` (M, N) bool), straight down elsewhere: ``fit_spheres`` gives those rays no weight (only
+    that they are finite matters), and the camera's undistortion of points nothing reads is saved."""
+    rays = np.zeros(pts.shape[:2] + (3,))
+    rays[..., 2] = -1.0
+    rays[used] = pixel_rays(cam, pts[used])
+    return rays
 
 
 def copy_disc(out: np.ndarray, src: np.ndarray, u: int, v: int, r: int) -> None:
@@ -1079,10 +1111,12 @@ def place_by_contacts(xy: np.ndarray, good: np.ndarray, start: np.ndarray, R: fl
     xy, good = xy.copy(), good.copy()
     placed = np.zeros(xy.shape[0], dtype=bool)
     for seek in (0.0, CONTACT_SEEK * R):     # the wider search only once the near one places no more
+        reach = 2 * R + slack + seek
+        stale = np.zeros(xy.shape[0], dtype=bool)     # failed, and no ball placed within reach since: fails again
         changed = True
         while changed:                        # a placed ball can anchor the next one
             changed = False
-            for i in np.flatnonzero(~good):
+            for i in np.flatnonzero(~good & ~stale):
                 d = np.linalg.norm(xy[good] - start[i], axis=1)
                 c = _touching_centre(start[i], xy[good][d < 2 * R + slack], R, slack, CONTACT_MIN, iters)
                 if c is None and seek:       # the start far off the ball (inside a rack): neighbours further out
@@ -1092,6 +1126,9 @@ def place_by_contacts(xy: np.ndarray, good: np.ndarray, start: np.ndarray, R: fl
                         and np.all(np.linalg.norm(xy[good] - c, axis=1) > 2 * R - slack)):     # no overlap
                     xy[i], good[i], placed[i] = c, True, True
                     changed = True
+                    stale &= np.linalg.norm(start - c, axis=1) >= reach
+                else:
+                    stale[i] = True
     return xy, good, placed
 
 

@@ -35,14 +35,15 @@ DIM_COUNT = 2.0         # colour; a limb at half the cloth's linear level: 0.73;
 
 
 @njit(cache=True)
-def _dim(img, where, chroma, bright, share):
-    """(h, w) uint8 1 where ``where`` and the brightness along the cloth's colour (chroma (3,), 8-bit
-    BGR units) is below share x the lit cloth's ``bright`` (h, w)."""
-    h, w = where.shape
+def _dim(img, voters, near, chroma, bright, share):
+    """(h, w) uint8 1 where ``voters`` and ``near`` (h, w) uint8 is 0 (no ball found near) and the brightness
+    along the cloth's colour (chroma (3,), 8-bit BGR units) is below share x the lit cloth's ``bright`` (h, w)
+    (the masks read here, not combined over the frame first)."""
+    h, w = voters.shape
     out = np.zeros((h, w), np.uint8)
     for y in range(h):
         for x in range(w):
-            if where[y, x]:
+            if voters[y, x] and near[y, x] == 0:
                 a = img[y, x, 0] * chroma[0] + img[y, x, 1] * chroma[1] + img[y, x, 2] * chroma[2]
                 if a < share * bright[y, x]:
                     out[y, x] = 1
@@ -68,16 +69,15 @@ def shape_candidates(img: np.ndarray, voters: np.ndarray, allowed: np.ndarray, r
     for value, reach in ((1, EXPLAINED), (2, OWN_EDGES)):       # (the own edges drawn over the rest)
         for (u, v), r in zip(at, rs):
             cv2.circle(near, (int(u), int(v)), int(np.ceil(reach * r)), value, -1)
-    free = voters & (near < 2)
     # only about shading: a ball's limb and shadow are dimmer than the lit cloth (the cost is the votes')
-    dim = _dim(img, free & (near == 0), chroma.astype(np.float64), bright, DIM)
+    dim = _dim(img, voters, near, chroma.astype(np.float64), bright, DIM)
     r = float(np.max(radius))
     b = 2 * int(np.ceil(r)) + 1
     seed = (cv2.boxFilter(dim, cv2.CV_16U, (b, b), normalize=False) >= DIM_COUNT * r).astype(np.uint8)
     if not seed.any():           # no ball-sized cluster of dim pixels: nothing to vote for
         return np.zeros((0, 2))
     k = 2 * int(np.ceil(DIM_REACH * r)) + 1
-    vote = free & (cv2.dilate(seed, np.ones((k, k), np.uint8)) > 0)
+    vote = voters & (near < 2) & (cv2.dilate(seed, np.ones((k, k), np.uint8)) > 0)
     bx, by, bw, bh = cv2.boundingRect(vote.view(np.uint8))
     if bw == 0:
         return np.zeros((0, 2))

@@ -6,8 +6,15 @@ import numpy as np
 
 from planner.state import ball_class
 from vision.balls import LINEAR_LUT, SRGB_LUT
-from vision.camera import silhouette_circles
-from vision.candidates import _box_count, _peaks, judged_fg, known_sums
+from vision.camera import (
+    _UNDISTORT_CRITERIA,
+    CameraModel,
+    pixel_rays,
+    pixels_to_normalised,
+    silhouette_circles,
+    table_to_pixels,
+)
+from vision.candidates import _box_count, _peaks, fill_at, judged_fg, known_sums
 from vision.cloth import (
     CHROMA_TAN,
     LIGHT_COARSE,
@@ -41,6 +48,8 @@ from vision.detect import (
     near_points,
     outline_normals,
     outline_points,
+    small_median,
+    used_rays,
 )
 from vision.detect_pixels import _any_in_disc, _halved, on_circle
 from vision.edges import HALF_COLOUR_ROWS, HALF_COLOUR_STEP, block_contrast, half_colour
@@ -1239,3 +1248,65 @@ def test_copy_disc_equals_the_full_frame_mask():
         want[mask > 0] = src[mask > 0]
         copy_disc(out, src, u, v, r)
         np.testing.assert_array_equal(out, want)
+
+
+def test_fill_at_equals_the_filtered_share():
+    """``vision.candidates.fill_at`` equals the whole frame's box-filtered foreground share (cv2's unnormalised
+    box filter of the judged foreground over 255 times the known count, float32) read at the pixels, to the
+    bit, at the frame's edges too (cv2's reflected border)."""
+    rng = np.random.default_rng(43)
+    for _ in range(20):
+        h, w = (int(v) for v in rng.integers(20, 60, 2))
+        box = int(rng.integers(1, 9)) * 2 + 1
+        fg = (rng.random((h, w)) < rng.random()).astype(np.uint8) * np.uint8(255)
+        known = (rng.random((h, w)) < 0.8).astype(np.uint8)
+        count = cv2.boxFilter(known, cv2.CV_32F, (box, box), normalize=False)
+        want = cv2.boxFilter(judged_fg(fg, known), cv2.CV_32F, (box, box), normalize=False) / (
+            255.0 * np.maximum(count, 1.0))
+        i, j = rng.integers(0, h, 200), rng.integers(0, w, 200)
+        got = fill_at(fg, known, count, box, i, j)
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(got, want[i, j])
+
+
+def test_small_median_equals_numpys_median():
+    """``vision.detect.small_median`` (an insertion sort in place) equals ``np.median`` to the bit, odd and even
+    counts, ties (the samples are 8-bit codes looked up) and values past the count left alone."""
+    rng = np.random.default_rng(44)
+    for _ in range(500):
+        n = int(rng.integers(1, 33))
+        v = LINEAR_LUT[rng.integers(0, 256, 40) // int(rng.integers(1, 60))].astype(np.float64)
+        want, rest = np.median(v[:n]), v[n:].copy()
+        assert small_median(v, n) == want
+        np.testing.assert_array_equal(v[n:], rest)
+
+
+def test_used_rays_equal_pixel_rays_where_used(synthetic_camera):
+    """``vision.detect.used_rays`` are ``pixel_rays`` of the points used, to the bit, and unit rays elsewhere."""
+    rng = np.random.default_rng(45)
+    cam = synthetic_camera[0].cam
+    pts = rng.uniform([0, 0], cam.size, (7, 48, 2))
+    used = rng.random((7, 48)) < 0.7
+    rays = used_rays(cam, pts, used)
+    np.testing.assert_array_equal(rays[used], pixel_rays(cam, pts.reshape(-1, 2)).reshape(7, 48, 3)[used])
+    np.testing.assert_allclose(np.linalg.norm(rays, axis=-1), 1.0)
+
+
+def test_pinhole_kernels_equal_opencvs_projection_and_undistortion():
+    """``table_to_pixels`` and ``pixels_to_normalised`` (``vision.camera``'s pinhole kernels) equal
+    ``cv2.projectPoints`` and ``cv2.undistortPointsIter`` to the bit: lenses of 4 to 14 coefficients (the
+    rational and thin-prism terms too), random poses, points over the image and beyond its corners; a lens of
+    14 (a tilted sensor) is left to OpenCV."""
+    rng = np.random.default_rng(47)
+    K = np.array([[1150.0, 0, 641.3], [0, 1148.0, 358.2], [0, 0, 1]])
+    for n in (4, 5, 8, 12):
+        dist = rng.normal(0, [0.2, 0.1, 1e-3, 1e-3, 0.02, 0.05, 0.02, 0.01, 1e-3, 1e-4, 1e-3, 1e-4][:n])
+        cam = CameraModel((1280, 720), K, dist, rvec=rng.normal(0, 0.3, 3) + [np.pi, 0, 0], tvec=[-0.6, 1.2, 2.5])
+        assert cam.lens is not None
+        pts = rng.uniform([-0.5, -0.5, 0], [1.8, 3.0, 0.1], (2000, 3))
+        want = cv2.projectPoints(pts.reshape(-1, 1, 3), cam.rvec, cam.tvec, K, cam.dist)[0].reshape(-1, 2)
+        np.testing.assert_array_equal(table_to_pixels(cam, pts), want)
+        px = rng.uniform([-100, -100], [1380, 820], (2000, 2))
+        want = cv2.undistortPointsIter(px.reshape(-1, 1, 2), K, cam.dist, None, None, _UNDISTORT_CRITERIA)
+        np.testing.assert_array_equal(pixels_to_normalised(cam, px), want.reshape(-1, 2))
+    assert CameraModel((1280, 720), K, np.zeros(14)).lens is None       # (OpenCV's own functions)
