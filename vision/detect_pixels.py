@@ -183,6 +183,8 @@ RINGED_FILL = 0.78                 # on a frame with halo rings, not lit all ove
 RINGED_RMS = 0.6                   # from a candidate whose square is less full of foreground than this lies where
                                    # the rings' arcs cross on the cloth (rendered halo: squares 0.60-0.74, RMS 0.7-1.1;
                                    # balls' >= 0.96; real halo balls' 0.74 at RMS 0.43-0.52)
+RINGED_POINTS = 30                 # ... and is kept after the search again only with this many outline points
+                                   # (seeds 5 and 41, halo and hard: balls 35-48; circles off balls 21-27, 32-47)
 OFF_AREA = 0.25                    # a fit with more than this share of its circle beyond the play area's sides ...
 OFF_AREA_UNLIKE = 0.7              # ... needs this share of its inside unlike cloth (real balls there: 54 of the
                                    # real sets, 0.78 and 0.92-1.0; rendered, seeds 5 and 41: 1, 0.82; a circle on a
@@ -294,7 +296,8 @@ def _ringed_fits(image: np.ndarray, c: np.ndarray, fill: np.ndarray, radius_px: 
     (M,)): a circle where halo rings' arcs cross on the cloth beside a rack, which beats the ball it
     overlaps. The second search leaves out the candidates of such squares but those whose fits were round;
     a ragged fit of the first that lies APART radii from every fit of the second is kept (its own ball:
-    under JPEG and a projector's light a ball's square is as empty and its fit as ragged)."""
+    under JPEG and a projector's light a ball's square is as empty and its fit as ragged) where it has at least
+    RINGED_POINTS outline points."""
     fits, spare = outline_fits(image, c, radius_px, unlike, cloth, rings)
     idx, rms = fits[0], fits[3]
     few = fill[idx] < RINGED_FILL
@@ -303,8 +306,8 @@ def _ringed_fits(image: np.ndarray, c: np.ndarray, fill: np.ndarray, radius_px: 
         return fits, spare
     searched = np.union1d(np.flatnonzero(fill >= RINGED_FILL), idx[few & ~ragged])
     second, spare = outline_fits(image, c[searched], radius_px, unlike, cloth, rings)
-    back = ragged & (np.linalg.norm(fits[1][:, None] - second[1][None], axis=-1).min(axis=1, initial=np.inf)
-                     >= APART * radius_px)
+    back = ragged & (fits[4] >= RINGED_POINTS) & (np.linalg.norm(fits[1][:, None] - second[1][None], axis=-1)
+                                                   .min(axis=1, initial=np.inf) >= APART * radius_px)
     return ((np.concatenate([searched[second[0]], idx[back]]),)
             + tuple(np.concatenate([a, b[back]]) for a, b in zip(second[1:], fits[1:])),
             (searched[spare[0]],) + spare[1:])
