@@ -131,7 +131,7 @@ HEMMED_SHARE = 0.6                 # ... or, with at least MIN_ALIVE, this share
                                    # balls at most 0.39 of 23-48; real fits none from 0.44 to 0.79)
 APART = 1.5                        # accepted balls' centres at least this many radii apart (no overlap) ...
 START_APART = 1.8                  # ... unless their candidates were this many radii apart and the fit dropped
-PULLED_SUPPORT = 24.0              # has this support (points times the share unlike cloth): two touching balls'
+PULLED_SUPPORT = N_RAYS / 2        # has this support (points times the share unlike cloth): two touching balls'
                                    # fits leaned into each other (rendered rack balls lost: candidates 1.91-1.96
                                    # radii apart, support 24.5-30; real spares off balls: at most 21 from 1.8)
 RIM = 0.5                          # a pocket's rim and liner: within this many radii of its hole
