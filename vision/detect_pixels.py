@@ -45,7 +45,8 @@ in the image instead (the reason for each is in docs/vision.md):
    about its hole, counted as cloth: no circle on a cushion's shadow line, a liner or a rim; for a
    very round fit, or one whose inside off that rim is all unlike cloth, the share of its inside off
    that rim: a black ball in a pocket's mouth), and
-   no overlap with a better-supported ball; the candidates refused that lie apart from every fit
+   no overlap with a better-supported ball (but two fits leaned into each other from candidates
+   nearly two radii apart: touching balls); the candidates refused that lie apart from every fit
    are fitted to their darker limb (``vision.limbs``, the registered mode's search for a ball of
    the cloth's hue: a dark green ball on green cloth, whose inside passes for cloth); a candidate
    the fits hem in (a rack's inner ball) is placed where it touches them (``_with_contact_balls``,
@@ -128,7 +129,11 @@ MIN_ALIVE = 6                      # ... and a fit needs after each pass to stay
 HEMMED_SHARE = 0.6                 # ... or, with at least MIN_ALIVE, this share of its search lines that no ball
                                    # taken stopped (rendered rack balls: 0.65-1.0 of 7-17 free lines; fits off
                                    # balls at most 0.39 of 23-48; real fits none from 0.44 to 0.79)
-APART = 1.5                        # accepted balls' centres at least this many radii apart (no overlap)
+APART = 1.5                        # accepted balls' centres at least this many radii apart (no overlap) ...
+START_APART = 1.8                  # ... unless their candidates were this many radii apart and the fit dropped
+PULLED_SUPPORT = N_RAYS / 2        # has this support (points times the share unlike cloth): two touching balls'
+                                   # fits leaned into each other (rendered rack balls lost: candidates 1.91-1.96
+                                   # radii apart, support 24.5-30; real spares off balls: at most 21 from 1.8)
 RIM = 0.5                          # a pocket's rim and liner: within this many radii of its hole
 RMS_MAX = 1.25                     # px, circle-fit residual RMS of a ball
 UNLIKE_SHARE = 0.4                 # at least this share of a ball's inside is unlike cloth (``unlike_cloth``)
@@ -178,6 +183,8 @@ RINGED_FILL = 0.78                 # on a frame with halo rings, not lit all ove
 RINGED_RMS = 0.6                   # from a candidate whose square is less full of foreground than this lies where
                                    # the rings' arcs cross on the cloth (rendered halo: squares 0.60-0.74, RMS 0.7-1.1;
                                    # balls' >= 0.96; real halo balls' 0.74 at RMS 0.43-0.52)
+RINGED_POINTS = 30                 # ... and is kept after the search again only with this many outline points
+                                   # (seeds 5 and 41, halo and hard: balls 35-48; circles off balls 21-27, 32-47)
 OFF_AREA = 0.25                    # a fit with more than this share of its circle beyond the play area's sides ...
 OFF_AREA_UNLIKE = 0.7              # ... needs this share of its inside unlike cloth (real balls there: 54 of the
                                    # real sets, 0.78 and 0.92-1.0; rendered, seeds 5 and 41: 1, 0.82; a circle on a
@@ -294,7 +301,8 @@ def _ringed_fits(image: np.ndarray, c: np.ndarray, fill: np.ndarray, radius_px: 
     (M,)): a circle where halo rings' arcs cross on the cloth beside a rack, which beats the ball it
     overlaps. The second search leaves out the candidates of such squares but those whose fits were round;
     a ragged fit of the first that lies APART radii from every fit of the second is kept (its own ball:
-    under JPEG and a projector's light a ball's square is as empty and its fit as ragged)."""
+    under JPEG and a projector's light a ball's square is as empty and its fit as ragged) where it has at least
+    RINGED_POINTS outline points."""
     fits, spare = outline_fits(image, c, radius_px, unlike, cloth, rings)
     idx, rms = fits[0], fits[3]
     few = fill[idx] < RINGED_FILL
@@ -303,8 +311,8 @@ def _ringed_fits(image: np.ndarray, c: np.ndarray, fill: np.ndarray, radius_px: 
         return fits, spare
     searched = np.union1d(np.flatnonzero(fill >= RINGED_FILL), idx[few & ~ragged])
     second, spare = outline_fits(image, c[searched], radius_px, unlike, cloth, rings)
-    back = ragged & (np.linalg.norm(fits[1][:, None] - second[1][None], axis=-1).min(axis=1, initial=np.inf)
-                     >= APART * radius_px)
+    back = ragged & (fits[4] >= RINGED_POINTS) & (np.linalg.norm(fits[1][:, None] - second[1][None], axis=-1)
+                                                   .min(axis=1, initial=np.inf) >= APART * radius_px)
     return ((np.concatenate([searched[second[0]], idx[back]]),)
             + tuple(np.concatenate([a, b[back]]) for a, b in zip(second[1:], fits[1:])),
             (searched[spare[0]],) + spare[1:])
@@ -815,6 +823,23 @@ def _contested(c: np.ndarray, alive: np.ndarray, radius: float) -> np.ndarray:
     return near > alive                   # (an alive centre is near itself)
 
 
+def _pulled_together(c: np.ndarray, start: np.ndarray, support: np.ndarray, taken: np.ndarray,
+                     radius_px: float) -> np.ndarray:
+    """(M,) bool: ``taken`` (M,) bool (the fits kept of those with centres c (M, 2) [px]) with the fits it
+    dropped for overlapping a kept one taken back, the better supported first, where every kept fit closer
+    than APART radii ``radius_px`` started from a candidate (``start`` (M, 2) [px]) at least START_APART
+    radii from theirs and their support (``support`` (M,): points times the share of the inside unlike
+    cloth) is at least PULLED_SUPPORT: two touching balls of a rack, each its own candidate, whose fits
+    leaned into each other (a stripe's fit drawn onto its white cap)."""
+    out = taken.copy()
+    dropped = np.flatnonzero(~taken & (support >= PULLED_SUPPORT))
+    for a in dropped[np.argsort(-support[dropped], kind="stable")]:
+        k = np.flatnonzero(out)
+        near = k[np.linalg.norm(c[k] - c[a], axis=1) < APART * radius_px]
+        out[a] = (np.linalg.norm(start[near] - start[a], axis=1) >= START_APART * radius_px).all()
+    return out
+
+
 def outline_fits(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, cloth: np.ndarray,
                  rings: np.ndarray = np.zeros((0, 3))):
     """Circles fitted to the outline points at the strongest colour step about candidate centres
@@ -838,7 +863,8 @@ def outline_fits(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
     neighbours stopped most of its search lines (a rack's inner ball) HEMMED_SHARE of its free lines
     (at least MIN_ALIVE) in place of MIN_POINTS in both, radius within
     RADIUS_TOLERANCE of radius_px, and of two closer than APART radii (balls do not overlap: a
-    circle on a projector's halo ring beside a ball) the one with more points. From the second pass,
+    circle on a projector's halo ring beside a ball) the one with more points (both where their
+    candidates lay nearly two radii apart, ``_pulled_together``). From the second pass,
     outline points on the arcs of ``rings`` (K, 3: centre u, v, radius [px], default none) about other
     centres (``on_rings``) are left out of the fit, and a fit with more than RING_SHARE of its points
     there is no candidate (a circle on halo rings' arcs, or a ball's fit pulled onto them: another
@@ -889,5 +915,6 @@ def outline_fits(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
     good = np.flatnonzero(sized & enough(n) & (rms < np.where(enough(n_strong), RMS_MAX, WEAK_RMS)))
     taken = np.zeros(good.size, bool)
     taken[distinct(c[good], support[good], APART * radius_px)] = True   # balls do not overlap
+    taken = _pulled_together(c[good], start[good], support[good], taken, radius_px)
     arrays = (idx, c, r, rms, n, support)
     return tuple(a[good[taken]] for a in arrays[:5]), tuple(a[good[~taken]] for a in arrays)

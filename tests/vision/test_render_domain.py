@@ -369,6 +369,18 @@ def test_pixel_only_places_a_racks_inner_ball_where_it_touches_its_neighbours(sy
     assert np.isnan(det.rms_px).sum() >= 1                 # (placed balls have no fit residual)
 
 
+def test_pixel_only_keeps_both_rack_balls_whose_fits_lean_together(synthetic_camera):
+    """The gentle and JPEG conditions' rack of seed 5's frame 12 (``condition_frames`` seed 8, first
+    frame): a red 3 and a blue 2 each have their own candidate (1.9-2.0 radii from the neighbour's), but
+    their fits and a neighbour's leaned into each other (1.34 and 1.50 radii apart, a stripe's fit drawn
+    onto its white cap) and the ball with fewer points was dropped as overlapping. Of two such fits the
+    dropped one, with START_APART and PULLED_SUPPORT, is a ball too: every ball of both racks (32; 30
+    before), none false."""
+    sc, _ = synthetic_camera
+    s = _pixel_score([condition_frames(sc, cond, 1, 8)[0] for cond in ("gentle", "jpeg")])
+    assert s.found == 32 and s.false == 0
+
+
 def test_pixel_only_mode_under_halo_rings(synthetic_camera):
     """Pixel-only mode with a projector's rings (0.6 of the table-centre light) round half the balls,
     a rack among the frames (rings across its balls): the rings' thin lines of added light are
