@@ -202,6 +202,9 @@ SHORT_DIM = 0.85                       # ... or its body dimmer than this share 
 SHORT_FAR = 4.0                        # ... or, fitted to its own outline, it lies this many R from every ball found (a
                                        # halo ring's arc lies a ring radius, 1.6-2.2 R, from its ball; a circle on it
                                        # within R more)
+BODY_DIMMEST = 12                      # a second search's ball placed against the first search's balls has a body
+                                       # unlike its cloth in its dimmest 12 of 32 samples (an empty gap in a ringed
+                                       # rack: the rings' remnants bright, the cloth in the neighbours' shadow dim)
 MIN_EDGES = 8                          # a ball needs at least this many consistent outline points
 SHAPE_MIN_EDGES = 20                   # a ball from shape alone (``vision.shape_candidates``) needs this many (16 let
                                        # 4-5 mm fits with 17-19 points through under the hard options) ...
@@ -240,7 +243,8 @@ class Detections:
     None (pixel-only mode) or (M,) the white light a projector or sheen adds to the cloth beside
     each ball in linear units (``local_cloth``); span: None (pixel-only mode) or (M,) the share of its
     outline circle its edge points span (one less the widest angular gap between them over a full turn;
-    0 for a ball placed by contacts).
+    0 for a ball placed by contacts); anchored: None (pixel-only mode) or (M,) bool: placed by its contacts
+    only once balls found before were counted too (``TableDetector.refine``'s fixed).
     """
     px: np.ndarray
     r_px: np.ndarray
@@ -251,6 +255,7 @@ class Detections:
     cloth_v: np.ndarray
     added: np.ndarray | None = None
     span: np.ndarray | None = None
+    anchored: np.ndarray | None = None
 
     def joined(self, other: "Detections") -> "Detections":
         """These detections followed by ``other``'s (both of one mode)."""
@@ -336,12 +341,14 @@ def outline_points(image: np.ndarray, outline: np.ndarray, half_width: float, cl
                                  LUMA_SHARE, SRGB_LUT)
 
 
-def body_colour(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray) -> np.ndarray:
+def body_colour(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray, dimmest: int = 32) -> np.ndarray:
     """(M, 3) the median linear BGR colour of 32 samples (nearest pixel) on circles 0.5 and 0.75 outline
-    radii about centres (M, 2) with outline radii (M,) [px] in a BGR uint8 image: a ball's body colour."""
+    radii about centres (M, 2) with outline radii (M,) [px] in a BGR uint8 image: a ball's body colour;
+    of the ``dimmest`` of them (by linear level) where fewer than 32 are asked."""
     t = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
     ring = np.concatenate([f * np.stack([np.cos(t), np.sin(t)], axis=1) for f in (0.5, 0.75)])
-    return _body_colour(image, LINEAR_LUT, np.asarray(centres_px, np.float64), np.asarray(radii_px, np.float64), ring)
+    return _body_colour(image, LINEAR_LUT, np.asarray(centres_px, np.float64), np.asarray(radii_px, np.float64), ring,
+                        dimmest)
 
 
 def luma_of(linear: np.ndarray) -> np.ndarray:
@@ -368,8 +375,8 @@ def white_at_limb(image: np.ndarray, centres: np.ndarray, pts: np.ndarray, body_
 
 
 @njit(cache=True)
-def _body_colour(image, lut, centres, radii, ring):
-    """``body_colour`` over the offsets ``ring`` (K, 2) in outline radii."""
+def _body_colour(image, lut, centres, radii, ring, dimmest):
+    """``body_colour`` over the offsets ``ring`` (K, 2) in outline radii, the ``dimmest`` samples (all: K)."""
     M, K = centres.shape[0], ring.shape[0]
     h, w = image.shape[0], image.shape[1]
     out = np.empty((M, 3))
@@ -380,8 +387,13 @@ def _body_colour(image, lut, centres, radii, ring):
             y = min(max(int(np.rint(centres[m, 1] + radii[m] * ring[k, 1])), 0), h - 1)
             for c in range(3):
                 vals[c, k] = lut[image[y, x, c]]
-        for c in range(3):
-            out[m, c] = small_median(vals[c], K)
+        if dimmest >= K:
+            for c in range(3):
+                out[m, c] = small_median(vals[c], K)
+        else:
+            order = np.argsort(vals[0] ** 2 + vals[1] ** 2 + vals[2] ** 2)[:dimmest]
+            for c in range(3):
+                out[m, c] = small_median(vals[c][order], dimmest)
     return out
 
 
@@ -691,6 +703,14 @@ class TableDetector:
         i = np.clip(np.rint((px[:, 1] - v0 - 0.5) / 2).astype(int), 0, hh - 1)
         return fill_map(i, j)
 
+    def on_bed(self, xy: np.ndarray, slack: float) -> np.ndarray:
+        """(K,) bool: where a ball may lie at table positions xy (K, 2) [m]: its centre at least R - slack [m]
+        inside the cushion noses, or near a pocket (in its mouth a ball reaches past the noses' lines)."""
+        t, m = self.table, self.R - slack
+        inside = ((xy[:, 0] >= m) & (xy[:, 0] <= t.width - m) & (xy[:, 1] >= m) & (xy[:, 1] <= t.length - m))
+        px = table_to_pixels(self.cam, np.concatenate([xy, np.full((xy.shape[0], 1), self.R)], axis=1))
+        return inside | self._holes_near(px)[2]
+
     def _holes_near(self, px: np.ndarray):
         """The pocket mask for ``outline_points``, looked up for the balls (centres px (M, 2)) near
         a pocket."""
@@ -744,7 +764,7 @@ class TableDetector:
         det, out, model, light = self._detect(image, True)
         if light is None:
             return det, out
-        det2, out2, _, _ = self._detect(take_off_light(image, light, self.crop[:2], 2), False)
+        det2, out2, _, _ = self._detect(take_off_light(image, light, self.crop[:2], 2), False, det.xy)
         det2 = det2.take(self.added_kept(det, det2, out, model))
         if not len(det2):
             return det, out
@@ -776,7 +796,10 @@ class TableDetector:
         - have a body unlike the cloth about it in ``image`` (``body_colour`` against ``local_cloth``):
           at least EDGE_MIN_DEG from its colour (more than the cloth's texture), or brighter than
           BRIGHTER times it, or darker than DARK_LINEAR of it. Taking the light off leaves soft steps
-          at the lit area's edge and beside halo rings; a circle fitted there is cloth in ``image``.
+          at the lit area's edge and beside halo rings; a circle fitted there is cloth in ``image``. A ball
+          placed against the first search's balls (``Detections.anchored``) shows that colour or brightness
+          in its dimmest BODY_DIMMEST samples (an empty gap in a ringed rack is crossed by its neighbours'
+          rings: their remnants read as a bright body).
         """
         if not len(det2):
             return np.zeros(0, bool)
@@ -791,7 +814,13 @@ class TableDetector:
         ang = hue_angle(body, local)
         far = (level > BRIGHTER) | (level < DARK_LINEAR)
         unlike = (ang >= EDGE_MIN_DEG) | far
-        arc = (det2.span >= SHORT_SPAN) | ((det2.fill >= SHORT_FILL) & ((ang >= EDGE_CHROMA_DEG) | far | (level < SHORT_DIM)))
+        body_ok = (ang >= EDGE_CHROMA_DEG) | far
+        if det2.anchored.any():     # a gap among ringed balls: the rings' remnants bright, the cloth dim
+            a = det2.anchored
+            dim = body_colour(image, det2.px[a], det2.r_px[a], BODY_DIMMEST)
+            dim_level = np.linalg.norm(dim, axis=1) / np.maximum(np.linalg.norm(local[a], axis=1), 1e-12)
+            body_ok[a] = (hue_angle(dim, local[a]) >= EDGE_CHROMA_DEG) | (dim_level > BRIGHTER) | (level[a] < DARK_LINEAR)
+        arc = (det2.span >= SHORT_SPAN) | ((det2.fill >= SHORT_FILL) & (body_ok | (level < SHORT_DIM)))
         kept = np.zeros(len(det2), bool)
         taken = list(det.xy)
         for i in np.argsort(-det2.n_edges, kind="stable"):
@@ -802,10 +831,12 @@ class TableDetector:
                 taken.append(det2.xy[i])
         return kept
 
-    def _detect(self, image: np.ndarray, first: bool) -> tuple[Detections, np.ndarray, ClothModel, object]:
+    def _detect(self, image: np.ndarray, first: bool,
+                fixed: np.ndarray | None = None) -> tuple[Detections, np.ndarray, ClothModel, object]:
         """(the balls, the frame identification reads, the cloth model fitted to it, and where ``first``,
         halo rings were found and the cloth model has a lit wedge: the projector's light under them
-        (``ring_light``), else None)."""
+        (``ring_light``), else None). fixed: None, or the table positions (K, 2) [m] of balls found before
+        (the first search's, for the second: ``refine``)."""
         w, h = self.cam.size
         if image.shape[:2] != (h, w) or image.ndim != 3:
             raise ValueError(f"expected a {w}x{h} BGR image, got shape {image.shape}")
@@ -839,7 +870,7 @@ class TableDetector:
         if cand.shape[0]:
             px0 = np.stack([2 * cand[:, 0] + 0.5 + u0, 2 * cand[:, 1] + 0.5 + v0], axis=1)
             det = self.refine(image, pixels_to_table(self.cam, px0, self.R), fill, model, fill_map, bright,
-                              plain=plain, vivid=first)
+                              plain=plain, vivid=first, fixed=fixed)
         # balls of the cloth's own hue (vision.shape_candidates): where no ball was found from colour
         shaped = shape_candidates(half, self.shape_voters, self.allowed, self.r_map,
                                   (det.px - [u0 + 0.5, v0 + 0.5]) / 2, model.chroma, lit)
@@ -907,7 +938,7 @@ class TableDetector:
 
     def refine(self, image: np.ndarray, xy: np.ndarray, fill: np.ndarray, cloth: ClothModel,
                fill_map, bright: float = BRIGHT_LINEAR, found: Detections | None = None,
-               plain: bool = False, vivid: bool = False) -> Detections:
+               plain: bool = False, vivid: bool = False, fixed: np.ndarray | None = None) -> Detections:
         """Sub-pixel centres from starting table positions (M, 2) [m]; drops what is not a ball.
 
         fill: (M,) the candidates' foreground share; fill_map: (i, j) -> (K,) the foreground share at
@@ -925,7 +956,9 @@ class TableDetector:
         the light left). Where ``bright`` is inf, a ball of its cloth's hue (``edge_chroma_deg``) with at most
         LIMB_NEAR_SHARE of its search lines into neighbours and a short colour arc (under FEW_EDGES points)
         takes its darker limb's points instead where FEW_EDGES or more are found (its colour's lie by the
-        lamp's highlight, inside its outline)."""
+        lamp's highlight, inside its outline). fixed: None, or the table positions (K, 2) [m] of balls found
+        before (the first search's, in the second search under halo rings): a candidate may be placed by its
+        contacts with them too (``place_by_contacts``), not beyond the bed (``on_bed``)."""
         cam, R = self.cam, self.R
         cloth_lin = cloth.linear_colour
         origin = cam.centre
@@ -1027,12 +1060,17 @@ class TableDetector:
         good[few] = self._fill_at(fill_map, xy[few]) >= FEW_FILL  # where its square is full of foreground
         good &= apart(xy, good, n_edges, R, slack)     # balls cannot overlap: no short arc inside a ball
         xy, good, placed = place_by_contacts(xy, good, start, R, slack)
+        anchored = np.zeros_like(placed)
+        if fixed is not None and len(fixed):     # then by contacts with the balls found before too
+            xy, good, anchored = place_by_contacts(xy, good, start, R, slack, fixed=fixed)
+            placed |= anchored
         if alone:            # shape alone: its own outline or nothing
             good &= ~placed
             placed[:] = False
         if placed.any():     # an empty gap among balls shows cloth: keep only well-filled ones
-            weak = np.flatnonzero(placed)[self._fill_at(fill_map, xy[placed]) < CONTACT_FILL]
-            good[weak] = placed[weak] = False
+            weak = np.flatnonzero(placed)[(self._fill_at(fill_map, xy[placed]) < CONTACT_FILL)
+                                          | ~self.on_bed(xy[placed], slack)]
+            good[weak] = placed[weak] = anchored[weak] = False
         xy = separate_overlaps(xy, good, np.where(placed, 0.0, n_edges), R)
         rms = np.where(placed, np.nan, rms)
         n_edges = np.where(placed, 0, n_edges)
@@ -1044,7 +1082,8 @@ class TableDetector:
             added = np.zeros_like(added)                        # (identify reads it off each ball)
         cloth_v = linear_to_srgb(local - added[:, None]).max(axis=1)       # the cloth without it
         det = Detections(px=cpx, r_px=rpx, xy=xy, rms_px=rms, n_edges=n_edges, fill=fill,
-                         cloth_v=cloth_v, added=added, span=np.where(placed, 0.0, arc_span(tw > 0.5)))
+                         cloth_v=cloth_v, added=added, span=np.where(placed, 0.0, arc_span(tw > 0.5)),
+                         anchored=anchored)
         det = det.take(good)
         return _dedupe(det, det.xy, R)
 
@@ -1097,9 +1136,11 @@ def frame_limits(rms_max: np.ndarray, rms: np.ndarray, held: np.ndarray, r_px: n
 
 
 def place_by_contacts(xy: np.ndarray, good: np.ndarray, start: np.ndarray, R: float,
-                      slack: float = CONTACT_SLACK, iters: int = 10) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                      slack: float = CONTACT_SLACK, iters: int = 10,
+                      fixed: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Centres for candidates that show too little of their outline (a ball inside a rack). The located
-    balls within 2R + slack [m] of the candidate's start may touch it; the centre solves |c - c_j| = 2R
+    balls (the ``good`` ones, and ``fixed`` (K, 2) [m]: balls found before, which this call does not return)
+    within 2R + slack [m] of the candidate's start may touch it; the centre solves |c - c_j| = 2R
     over them in least squares (Gauss-Newton from the start), the one furthest from touching dropped
     and the solve repeated until all touch to within slack (CONTACT_SLACK; more in a frame whose
     outlines are rough, see ``TableDetector.refine``). Where at least CONTACT_MIN are left, the centre
@@ -1109,6 +1150,7 @@ def place_by_contacts(xy: np.ndarray, good: np.ndarray, start: np.ndarray, R: fl
     Returns (xy, good, placed) with the placed candidates marked good and placed.
     """
     xy, good = xy.copy(), good.copy()
+    fixed = np.zeros((0, 2)) if fixed is None else fixed
     placed = np.zeros(xy.shape[0], dtype=bool)
     for seek in (0.0, CONTACT_SEEK * R):     # the wider search only once the near one places no more
         reach = 2 * R + slack + seek
@@ -1116,20 +1158,31 @@ def place_by_contacts(xy: np.ndarray, good: np.ndarray, start: np.ndarray, R: fl
         changed = True
         while changed:                        # a placed ball can anchor the next one
             changed = False
+            located = _with_fixed(xy[good], fixed, R)
             for i in np.flatnonzero(~good & ~stale):
-                d = np.linalg.norm(xy[good] - start[i], axis=1)
-                c = _touching_centre(start[i], xy[good][d < 2 * R + slack], R, slack, CONTACT_MIN, iters)
+                d = np.linalg.norm(located - start[i], axis=1)
+                c = _touching_centre(start[i], located[d < 2 * R + slack], R, slack, CONTACT_MIN, iters)
                 if c is None and seek:       # the start far off the ball (inside a rack): neighbours further out
-                    c = _touching_centre(start[i], xy[good][d < 2 * R + slack + seek], R, slack, CONTACT_SEEK_MIN,
+                    c = _touching_centre(start[i], located[d < 2 * R + slack + seek], R, slack, CONTACT_SEEK_MIN,
                                          iters)
                 if (c is not None and np.linalg.norm(c - start[i]) < R
-                        and np.all(np.linalg.norm(xy[good] - c, axis=1) > 2 * R - slack)):     # no overlap
+                        and np.all(np.linalg.norm(located - c, axis=1) > 2 * R - slack)):     # no overlap
                     xy[i], good[i], placed[i] = c, True, True
                     changed = True
                     stale &= np.linalg.norm(start - c, axis=1) >= reach
+                    located = _with_fixed(xy[good], fixed, R)
                 else:
                     stale[i] = True
     return xy, good, placed
+
+
+def _with_fixed(xy: np.ndarray, fixed: np.ndarray, R: float) -> np.ndarray:
+    """(K', 2) [m] the centres ``fixed`` (F, 2) and those of xy (K, 2) not within R of any of them (the same
+    ball found twice counts once, where it was found first)."""
+    if not fixed.shape[0] or not xy.shape[0]:
+        return np.concatenate([xy, fixed])
+    far = np.linalg.norm(xy[:, None] - fixed[None], axis=2).min(axis=1) >= R
+    return np.concatenate([xy[far], fixed])
 
 
 def _touching_centre(start: np.ndarray, nb: np.ndarray, R: float, slack: float, need: int,

@@ -205,6 +205,40 @@ def test_loose_contacts_place_a_ball_among_rough_neighbours():
     assert ok[3] and placed[3] and np.linalg.norm(got[3] - hidden) < 0.005
 
 
+def test_contacts_with_balls_found_before_place_a_ball_once_each():
+    """``place_by_contacts``' fixed: a hidden ball touched by two located balls and by two balls found
+    before (the first search's, under halo rings) is placed where it is; where the balls found before are the
+    same two balls again (within R of them: a second search's fits of first-search balls) they count once,
+    two contacts are too few (CONTACT_MIN) and nothing is placed (hard x20 seed 41 frame 9: a ball placed
+    in a side pocket's mouth against a cue ball and an 8, each counted twice)."""
+    from vision.detect import place_by_contacts
+
+    R = 0.028575
+    hidden = np.array([1.0, 1.0])
+    ang = np.radians([0.0, 60.0, 180.0, 240.0])
+    nb = hidden + 2 * R * np.stack([np.cos(ang), np.sin(ang)], axis=1)
+    xy = np.concatenate([nb[:2], [hidden + [0.003, -0.002]]])
+    good = np.array([True, True, False])
+    _, ok, placed = place_by_contacts(xy, good, xy.copy(), R, 0.004)
+    assert not placed.any()
+    got, ok, placed = place_by_contacts(xy, good, xy.copy(), R, 0.004, fixed=nb[2:])
+    assert ok[2] and placed[2] and np.linalg.norm(got[2] - hidden) < 0.001
+    _, ok, placed = place_by_contacts(xy, good, xy.copy(), R, 0.004, fixed=nb[:2] + [0.002, -0.001])
+    assert not placed.any()
+
+
+def test_a_placed_ball_lies_on_the_bed(synthetic_camera, vision):
+    """``TableDetector.on_bed``: a ball's centre lies at least R, less the slack, inside the cushion noses,
+    or near a pocket (in its mouth); hard x20 seed 77 frame 18: a ball placed by three contacts 5 mm past the
+    foot cushion's nose line was a false ball."""
+    sc, _ = synthetic_camera
+    t, R = sc.table, sc.R
+    xy = np.array([[0.44, t.length + 0.005], [0.44, t.length - R + 0.002], [0.44, t.length - R - 0.001],
+                   [t.width / 2, 1.0], [0.02, 0.02]])
+    np.testing.assert_array_equal(vision.detector.on_bed(xy, 0.004), [False, True, True, True, True])
+    assert not vision.detector.on_bed(xy[1:2], 0.001)[0]
+
+
 
 def test_five_fits_set_a_frames_rougher_limit_with_two_of_them_rough():
     """``frame_limits``: a JPEG frame's 3 smooth fits (0.3 px) and 2 rough ones (0.8, 0.9 px, over the
