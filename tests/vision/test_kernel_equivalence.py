@@ -548,7 +548,6 @@ def test_take_off_white_equals_the_float32_look_ups():
     assert np.array_equal(_take_off_white(pix, added, LINEAR_LUT, SRGB_LUT), want)
 
 
-
 def _taken_off(img, a):
     """The plain float32 look-ups of ``vision.cloth.take_off_light``: img (h, w, 3) uint8 with a (h, w) float32 of
     the light colour ``_OFF_COLOUR`` taken off, at most what leaves each channel at LIGHT_FLOOR."""

@@ -254,7 +254,6 @@ def test_projector_lit_cloth_is_cloth(synthetic_camera, vision):
     assert s.identity >= 0.99
 
 
-
 def test_no_ball_where_a_projectors_soft_edge_meets_a_cushion(synthetic_camera, vision):
     """The projector condition's seed-41 frames 12 and 13 (its fourth set: ``condition_frames``
     seed 44): in frame 13 balls 8, 2 and 15 lie by the cushion where the lit ellipse fades out;

@@ -157,8 +157,6 @@ def test_rho_prior_steadies_a_partial_outline(synthetic_camera):
     assert abs(rho[0] - 1.02 * R) < 1e-6
 
 
-
-
 def test_halo_rings_are_taken_out_before_detection(synthetic_camera, vision):
     """A projector's halo ring round every ball of a rack (vision.render_domain, 6 racks): the frame
     the detector reads has part of the rings' pixels (40+ levels added) back within 15 levels of the
@@ -237,7 +235,6 @@ def test_a_placed_ball_lies_on_the_bed(synthetic_camera, vision):
                    [t.width / 2, 1.0], [0.02, 0.02]])
     np.testing.assert_array_equal(vision.detector.on_bed(xy, 0.004), [False, True, True, True, True])
     assert not vision.detector.on_bed(xy[1:2], 0.001)[0]
-
 
 
 def test_five_fits_set_a_frames_rougher_limit_with_two_of_them_rough():

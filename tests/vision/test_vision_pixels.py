@@ -355,7 +355,6 @@ def test_smoothing_only_near_the_search_lines_equals_smoothing_the_whole_frame()
         assert np.array_equal(out[read], full[read])
 
 
-
 def test_of_two_overlapping_fits_the_one_whose_inside_is_ball_stays(synthetic_camera):
     """Rendered halo frames (the 'halo' condition's fourth frame of the sets drawn from seeds 5 and
     7): a circle fitted across a halo ring and half a ball can gather more outline points than the
@@ -575,7 +574,6 @@ def test_a_balls_shadow_is_no_ball(jaws_frame):
     det = detect_in_pixels(image, 13.0)
     rows, _ = match(centroid, det.px, 6.0)
     assert len(rows) == len(centroid) and len(det) == len(centroid)
-
 
 
 def test_a_dark_ball_beaten_by_its_shadows_fit_is_taken_again():
