@@ -7,7 +7,8 @@ every call, HoughCircles on the whole grey frame, centres mapped onto the cloth 
 layouts and measures the registered and the pixel-only modes and the baselines, one core;
 ``time_images`` times the pixel-only mode and its baseline on image files (real frames);
 ``run_domain_bench`` scores the registered mode and the baseline in each condition of the wider
-rendered domain (``vision.render_domain.CONDITIONS``) against issue 21's targets.
+rendered domain (``vision.render_domain.CONDITIONS``) against issue 21's targets, and keeps each
+condition's worst frame for its contact sheet (``vision.domain_sheet``).
 """
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from tqdm import tqdm
 from planner.table import Table
 from vision.camera import CameraModel, pixels_to_table, sphere_silhouettes, table_to_pixels
 from vision.detect_pixels import detect_in_pixels
+from vision.domain_sheet import ScoredFrame, worse
 from vision.evaluate import Evaluation, match
 from vision.layouts import rack, random_layout
 from vision.pipeline import TableVision
@@ -44,8 +46,9 @@ class Score:
     ids_right: int = 0
 
     def add(self, truth_ids: np.ndarray, truth_xy: np.ndarray, xy: np.ndarray, ids: np.ndarray | None,
-            gate: float) -> None:
-        """Match detections (xy (M, 2), ids (M,) or None) to the truth one-to-one within ``gate`` [m]."""
+            gate: float) -> tuple[np.ndarray, np.ndarray]:
+        """Match detections (xy (M, 2), ids (M,) or None) to the truth one-to-one within ``gate`` [m].
+        Returns the pairs (truth indices, detection indices) (``vision.evaluate.match``)."""
         xy = np.asarray(xy, float).reshape(-1, 2)
         self.balls += truth_xy.shape[0]
         r, c = match(truth_xy, xy, gate)
@@ -54,6 +57,7 @@ class Score:
         self.errors += list(np.linalg.norm(truth_xy[r] - xy[c], axis=1))
         if ids is not None:
             self.ids_right += int(np.sum(np.asarray(ids)[c] == truth_ids[r]))
+        return r, c
 
     @property
     def recall(self) -> float:
@@ -163,7 +167,8 @@ class DomainResult:
     """One condition of the wider domain: the pipeline's and the baseline's scores over ``frames``
     frames, and the median ms per frame of each (one core, after a warm-up pass); ``pixels``: the
     pixel-only mode's score on the same frames (centre errors in px against the projected centres,
-    matched within ``radius_px``, the frames' median ball radius [px]), scored, not held to the targets."""
+    matched within ``radius_px``, the frames' median ball radius [px]), scored, not held to the targets;
+    ``worst``: the pipeline's worst frame (``vision.domain_sheet``), None for no frames."""
     condition: str
     frames: int
     ours: Score
@@ -172,6 +177,7 @@ class DomainResult:
     baseline_ms: float
     pixels: Evaluation
     radius_px: float
+    worst: ScoredFrame | None = None
 
     @property
     def short_of(self) -> list[str]:
@@ -187,7 +193,7 @@ def run_domain_bench(sc: SyntheticCamera, landmarks, conditions: list[str], n: i
     """Score the registered mode (detect + identify), the baseline (``naive_centres``) and the
     pixel-only mode (``detect_in_pixels`` at the median ball radius) on ``n`` frames of each
     condition (``condition_frames(sc, condition, n, seed)``), and time one more pass of the first
-    two on one core. Returns one DomainResult per condition, in the order given."""
+    two on one core. Returns one DomainResult per condition, in the order given, with its worst frame."""
     cv2.setNumThreads(1)
     vision = TableVision(sc.cam, sc.table, sc.R, landmarks)
     radius_px = float(np.median(_radius_range(sc.cam, sc.table, sc.R)))
@@ -198,18 +204,19 @@ def run_domain_bench(sc: SyntheticCamera, landmarks, conditions: list[str], n: i
             frames = condition_frames(sc, cond, n, seed)
             bar.update(n)
             bar.set_postfix_str(f"detecting {cond}")
-            ours, base, pixels, times, base_times = Score(), Score(), Evaluation(), [], []
-            for f in frames:
+            ours, base, pixels, times, base_times, worst = Score(), Score(), Evaluation(), [], [], None
+            for i, f in enumerate(frames):
                 det, obs = vision.detect(f.image)
-                ids = np.array([o.ball_id if o.ball_id is not None else -1 for o in obs])
-                ours.add(f.truth.ids, f.truth.pos, det.xy, ids, sc.R)
+                ids = np.array([o.ball_id if o.ball_id is not None else -1 for o in obs], dtype=np.int64)
+                pairs = ours.add(f.truth.ids, f.truth.pos, det.xy, ids, sc.R)
+                worst = worse(worst, ScoredFrame(i, f, det.xy, [o.label for o in obs], ids, *pairs))
                 base.add(f.truth.ids, f.truth.pos, naive_centres(f.image, sc.cam, sc.table, sc.R), None, sc.R)
                 pixels.add(FrameTruth(f.truth.centre_px), detect_in_pixels(f.image, radius_px).px, [], radius_px)
                 times.append(_timed(vision.detect, f.image))
                 base_times.append(_timed(naive_centres, f.image, sc.cam, sc.table, sc.R))
                 bar.update(1)
             out.append(DomainResult(cond, len(frames), ours, base, _median_ms(times), _median_ms(base_times),
-                                    pixels, radius_px))
+                                    pixels, radius_px, worst))
     return out
 
 

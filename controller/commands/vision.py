@@ -84,7 +84,9 @@ def register_bench(bench_subparsers) -> None:
                         "against the targets (all when none is named: default gentle projector halo sheen jpeg "
                         "hard hand, as vision.render_domain.CONDITIONS names them)")
     b.add_argument("--reps", type=count, default=3, help="timed passes over every frame")
-    b.add_argument("--overlay", metavar="OUT.png", type=image_output, help="write one annotated frame")
+    b.add_argument("--overlay", metavar="OUT.png", type=image_output,
+                   help="write one annotated frame; with --domain, a contact sheet: each condition's worst frame "
+                        "with found balls green, missed balls red, false balls magenta (docs/vision.md: Figures)")
     b.add_argument("--images", nargs="+", type=existing_file, metavar="IMG",
                    help="real frames to time the pixel-only mode on too (with --radius-px)")
     b.add_argument("--radius-px", type=positive_float, help="ball radius in pixels in --images")
@@ -256,12 +258,17 @@ def _bench_domain(args: argparse.Namespace) -> int:
     from vision.bench import domain_report, domain_to_json, run_domain_bench
     from vision.render import synthetic_camera_from_config
     from vision.render_domain import CONDITIONS
-    if args.images or args.radius_px or args.overlay:
-        raise UserError("--domain scores rendered frames only: --images, --radius-px and --overlay go without it")
+    if args.images or args.radius_px:
+        raise UserError("--domain scores rendered frames only: --images and --radius-px go without it")
     sc, lm = synthetic_camera_from_config()
     res = run_domain_bench(sc, lm, args.domain or list(CONDITIONS), n=args.layouts or 20, seed=args.seed,
                            progress=not args.json)
     print(json.dumps(domain_to_json(res, args.seed), allow_nan=False) if args.json else domain_report(res, args.seed))
+    if args.overlay:
+        from vision.domain_sheet import domain_sheet
+        from vision.image_files import write_image
+        write_image(args.overlay, domain_sheet(sc, [(r.condition, r.worst) for r in res]))
+        print(f"wrote {args.overlay}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 

@@ -63,14 +63,23 @@ def test_bench_vision_times_real_frames_in_the_same_run(tmp_path, capsys):
     assert "--images and --radius-px go together" in capsys.readouterr().err
 
 
-def test_bench_vision_domain_scores_each_condition_against_the_targets(capsys):
+def test_bench_vision_domain_scores_each_condition_against_the_targets(tmp_path, capsys):
     """``bench vision --domain``: one row per condition named, scored on the frames
     ``condition_frames`` renders (ball counts from their truth); on the default render the pipeline
-    meets the targets, which the HoughCircles baseline does not."""
+    meets the targets, which the HoughCircles baseline does not; ``--overlay`` writes the contact
+    sheet, a row of one tile per condition (vision.domain_sheet)."""
+    from vision.domain_sheet import TILE_WIDTH, tile_view
+    from vision.overlay import CAPTION_HEIGHT
     from vision.render import synthetic_camera_from_config
     from vision.render_domain import CONDITIONS, condition_frames
-    assert main(["bench", "vision", "--domain", "default", "jpeg", "--layouts", "2", "--seed", "1", "--json"]) == 0
-    out = json.loads(capsys.readouterr().out)
+    sheet = tmp_path / "sheet.png"
+    assert main(["bench", "vision", "--domain", "default", "jpeg", "--layouts", "2", "--seed", "1", "--json",
+                 "--overlay", str(sheet)]) == 0
+    captured = capsys.readouterr()
+    out = json.loads(captured.out)
+    assert f"wrote {sheet}" in captured.err
+    view = tile_view(synthetic_camera_from_config()[0])
+    assert cv2.imread(str(sheet)).shape == (view.size[1] + CAPTION_HEIGHT, 2 * TILE_WIDTH, 3)
     assert list(out["conditions"]) == ["default", "jpeg"] and out["seed"] == 1
     sc, _ = synthetic_camera_from_config()
     balls = sum(len(f.truth.ids) for f in condition_frames(sc, "default", 2, 1))
