@@ -50,7 +50,9 @@ in the image instead (the reason for each is in docs/vision.md):
    are fitted to their darker limb (``vision.limbs``, the registered mode's search for a ball of
    the cloth's hue: a dark green ball on green cloth, whose inside passes for cloth); a candidate
    the fits hem in (a rack's inner ball) is placed where it touches them (``_with_contact_balls``,
-   the registered mode's ``place_by_contacts``); and a lamp's highlight (``lit_by_lamps``: a ball's
+   the registered mode's ``place_by_contacts``); where four or more fits touch (a rack), the spots
+   touching two touching fits are searched too (``_with_lattice_balls``: a rack's ball with no candidate);
+   and a lamp's highlight (``lit_by_lamps``: a ball's
    shadow and a pocket's lit back wall seen between the jaws are matte; ``lit_fits``: a ball dropped
    for overlapping a fit without one is taken again); no fit at a pocket mostly on a straight edge
    (``on_straight_edges``) and none reaching over a side with part of its inside cloth (``over_the_rails``);
@@ -170,6 +172,12 @@ EDGE_TOL = 0.6                     # px: outline points this near one straight l
 STRAIGHT_SHARE = 0.65              # ... and a fit at a pocket with at least this share of its points there is on the
                                    # rail's straight edge where it meets the pocket's rim, no ball (rendered: those
                                    # circles 0.69-0.80; balls at most 0.62, a rack's ball, real balls at most 0.53)
+LATTICE_ROUNDS = 3                 # rounds of ``_with_lattice_balls``: each round's balls propose the next's spots
+LATTICE_MIN = 4                    # touching fits in a cluster whose lattice spots are searched (a rack)
+LATTICE_SHARE = 0.7                # ... a ball found there needs this share of its inside unlike cloth (circles where
+                                   # halo rings' arcs cross beside a rack: 0.47-0.67; rendered rack balls 0.76-1.0,
+                                   # two of 0.47-0.49 lost)
+LATTICE_NEAR = 3.0                 # ball radii: fits about a lattice spot searched with it (they stop its lines)
 TOUCHING = 0.15                    # two fits whose centres are within this share of two radii of 2 radii apart touch
 CONTACT_SLACK_SHARE = 0.14         # outline radii: balls this near touching touch (the registered mode's CONTACT_SLACK,
                                    # 4 mm of a pool ball's 28.6 mm radius)
@@ -277,6 +285,8 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     fill = np.concatenate([fill, jaw_fill])
     idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim, ringed)
     idx, c, r, rms, n = _with_contact_balls(c0, (idx, c, r, rms, n), unlike)
+    (idx, c, r, rms, n), fill = _with_lattice_balls(clean, (idx, c, r, rms, n), fill, allowed, float(radius_px),
+                                                    unlike, model.chroma, rings)
     # a fit with no lamp's highlight is a ball's shadow, or a pocket's lit back wall seen between the jaws;
     # a ball dropped for overlapping such a fit is taken again
     idx, c, r, rms, n = lit_fits((idx, c, r, rms, n), spare, image, hole, model, float(radius_px))
@@ -444,6 +454,101 @@ def _with_contact_balls(cand: np.ndarray, fits: tuple, unlike) -> tuple:
     return (np.concatenate([idx, k[new - c.shape[0]]]), np.concatenate([c, xy[new]]),
             np.concatenate([r, np.full(new.size, R)]), np.concatenate([rms, np.full(new.size, np.nan)]),
             np.concatenate([n, np.zeros(new.size, n.dtype)]))
+
+
+def _with_lattice_balls(image: np.ndarray, fits: tuple, fill: np.ndarray, allowed: np.ndarray, radius_px: float,
+                        unlike, cloth: np.ndarray, rings: np.ndarray) -> tuple:
+    """(``fits`` (``outline_fits``' idx into ``fill``, centres, radii, RMS, points) with the balls found at
+    the spots where a ball would touch two touching fits of a rack (``lattice_spots``: its hexagonal packing),
+    and ``fill`` (M,) with NaN appended for each such ball, which has no candidate). The spots on ``allowed``
+    ((h/2, w/2) bool: the play area off the holes), APART radii ``radius_px`` from every fit, one within a
+    radius of another left out, and at least UNLIKE_SHARE unlike cloth (``unlike(centres, radii, rms)``
+    (K,)) are searched (``outline_fits`` with ``cloth`` and ``rings``, about them and the fits within
+    LATTICE_NEAR radii, whose search lines they stop); a ball it takes from a spot is kept within a radius
+    of the spot, APART radii from every fit, touching (TOUCHING) at least two of them and with at least
+    LATTICE_SHARE of its inside unlike cloth (not where halo rings' arcs cross beside a rack); the balls
+    kept propose again, for at most LATTICE_ROUNDS rounds. A rack's ball of the cloth's hue or washed grey
+    by a projector gives no candidate (its square is not foreground) but its outline between its
+    neighbours' fits."""
+    for _ in range(LATTICE_ROUNDS):
+        idx, c, r, rms, n = fits
+        p = lattice_spots(c, radius_px, allowed)
+        if p.shape[0]:
+            p = p[distinct(p, np.zeros(p.shape[0]), radius_px)]
+            p = p[unlike(p, np.full(p.shape[0], radius_px), np.full(p.shape[0], np.nan)) >= UNLIKE_SHARE]
+        if p.shape[0] == 0:               # (most frames: no rack, or every spot a ball or cloth)
+            break
+        near = np.flatnonzero(np.linalg.norm(c[:, None] - p[None], axis=-1).min(axis=1) < LATTICE_NEAR * radius_px)
+        (ji, jc, jr, jrms, jn), _ = outline_fits(image, np.concatenate([c[near], p]), radius_px, unlike, cloth,
+                                                  rings)
+        own = ji >= near.size
+        ji, jc, jr, jrms, jn = ji[own] - near.size, jc[own], jr[own], jrms[own], jn[own]
+        d = np.linalg.norm(jc[:, None] - c[None], axis=-1)
+        new = ((np.linalg.norm(jc - p[ji], axis=1) < radius_px) & (d.min(axis=1) >= APART * radius_px)
+               & ((np.abs(d / (2 * radius_px) - 1) < TOUCHING).sum(axis=1) >= 2))
+        if new.any():
+            new[new] = unlike(jc[new], jr[new], jrms[new]) >= LATTICE_SHARE
+        if not new.any():
+            break
+        fits = (np.concatenate([idx, fill.size + np.arange(np.count_nonzero(new))]), np.concatenate([c, jc[new]]),
+                np.concatenate([r, jr[new]]), np.concatenate([rms, jrms[new]]), np.concatenate([n, jn[new]]))
+        fill = np.concatenate([fill, np.full(np.count_nonzero(new), np.nan)])
+    return fits, fill
+
+
+def lattice_spots(c: np.ndarray, radius_px: float, allowed: np.ndarray) -> np.ndarray:
+    """(P, 2) [px]: for each two centres c (K, 2) [px] that touch (within TOUCHING of two radii ``radius_px``
+    apart) in a cluster of at least LATTICE_MIN touching centres (a rack), the two points as far from both
+    as they are from each other (the third ball of a triangle of touching balls: a rack's hexagonal packing),
+    those on ``allowed`` ((h/2, w/2) bool) and APART radii from every centre."""
+    return _lattice_spots(np.ascontiguousarray(c, np.float64).reshape(-1, 2), 2 * radius_px * (1 - TOUCHING),
+                          2 * radius_px * (1 + TOUCHING), LATTICE_MIN, allowed, APART * radius_px)
+
+
+@njit(cache=True)
+def _lattice_spots(c, lo, hi, min_size, allowed, apart):
+    """``lattice_spots`` (numba; numpy's steps took 0.4-0.5 ms for a real frame's 22 fits): pairs lo to hi [px]
+    apart touch; clusters by union-find."""
+    k = c.shape[0]
+    root = np.arange(k)
+    pairs = np.empty((k * (k - 1) // 2, 2), np.int64)
+    m = 0
+    for i in range(k):
+        for j in range(i + 1, k):
+            d = math.hypot(c[i, 0] - c[j, 0], c[i, 1] - c[j, 1])
+            if lo < d < hi:
+                pairs[m, 0], pairs[m, 1] = i, j
+                m += 1
+                a, b = i, j
+                while root[a] != a:
+                    a = root[a]
+                while root[b] != b:
+                    b = root[b]
+                root[max(a, b)] = min(a, b)
+    size = np.zeros(k, np.int64)
+    for i in range(k):
+        while root[root[i]] != root[i]:
+            root[i] = root[root[i]]
+        size[root[i]] += 1
+    out = np.empty((2 * m, 2))
+    n = 0
+    s = math.sqrt(3) / 2
+    for q in range(m):
+        i, j = pairs[q, 0], pairs[q, 1]
+        if size[root[i]] < min_size:
+            continue
+        mx, my = (c[i, 0] + c[j, 0]) / 2, (c[i, 1] + c[j, 1]) / 2
+        ax, ay = -(c[j, 1] - c[i, 1]) * s, (c[j, 0] - c[i, 0]) * s
+        for side in (1.0, -1.0):
+            x, y = mx + side * ax, my + side * ay
+            u, v = round((x - 0.5) / 2), round((y - 0.5) / 2)
+            ok = 0 <= u < allowed.shape[1] and 0 <= v < allowed.shape[0] and allowed[int(v), int(u)]
+            for t in range(k):
+                ok = ok and math.hypot(x - c[t, 0], y - c[t, 1]) >= apart
+            if ok:
+                out[n, 0], out[n, 1] = x, y
+                n += 1
+    return out[:n]
 
 
 def _touching_radius(c: np.ndarray, r: float) -> float:
