@@ -195,46 +195,56 @@ def _square_up(sides, centre: np.ndarray) -> list:
 
 def to_cloth_edges(corners: np.ndarray, cloth: np.ndarray) -> np.ndarray:
     """(4, 2) corners [px] of the quadrilateral (4, 2) with each side refitted to the cloth's edge
-    along its whole length (``_cloth_edge``) where that fit is supported along the whole side (in
+    along its whole length (``_first_cloth``) where that fit is supported along the whole side (in
     each third at least EDGE_COVER of its length within RUN_WIDTH / 2 px of the line) and moves an
     end of the side by more than EDGE_MOVE px; the other sides are kept."""
-    centre = corners.mean(axis=0)
-    lines = []
-    for p, q in zip(corners, np.roll(corners, -1, axis=0)):
-        length = np.linalg.norm(q - p)
-        d = (q - p) / length
-        n = np.array([-d[1], d[0]])
-        n = n if (centre - p) @ n > 0 else -n                   # inwards
-        pts = _cloth_edge(cloth, p, d, n, length)
-        lines.append((p, d))
-        if pts.shape[0] < MIN_SIDE_POINTS:
-            continue
-        m, e = _robust_line(pts)
-        normal = np.array([-e[1], e[0]])
-        near = np.abs((pts - m) @ normal) <= RUN_WIDTH / 2
-        third = np.minimum(((pts - p) @ d * 3 / length).astype(np.intp), 2)
-        cover = np.bincount(third[near], minlength=3) / (length / 3)
-        move = max(abs((p - m) @ normal), abs((q - m) @ normal))
-        if cover.min() >= EDGE_COVER and move > EDGE_MOVE:
-            lines[-1] = (m, e)
-    out = [_intersect(lines[k - 1], lines[k]) for k in range(4)]
+    lines = _edge_lines(np.ascontiguousarray(cloth), np.ascontiguousarray(corners, np.float64), EDGE_OUT, EDGE_IN,
+                        MIN_SIDE_POINTS, LINE_ITERS, RUN_WIDTH / 2, EDGE_COVER, EDGE_MOVE)
+    out = [_intersect((lines[k - 1, :2], lines[k - 1, 2:]), (lines[k, :2], lines[k, 2:])) for k in range(4)]
     return corners if any(c is None for c in out) else np.array(out)
 
 
-def _cloth_edge(cloth: np.ndarray, p: np.ndarray, d: np.ndarray, n: np.ndarray, length: float) -> np.ndarray:
-    """(K, 2) points [px] of the cloth mask's (h, w) edge along a side from p (2,) along the unit
-    direction d (2,) for ``length`` px: at each pixel along it, the first step from not cloth to
-    cloth (any cloth region, not only the largest) going along the inward unit normal n (2,) from
-    EDGE_OUT px outside the side to EDGE_IN px inside it; none where the cloth starts outside."""
-    return _first_cloth(np.ascontiguousarray(cloth), float(p[0]), float(p[1]), float(d[0]), float(d[1]),
-                        float(n[0]), float(n[1]), int(math.ceil(length)), EDGE_OUT, EDGE_IN)
+@njit(cache=True)
+def _edge_lines(cloth, corners, out_px, in_px, min_points, iters, near_px, cover_min, move_min):
+    """(4, 4) ``to_cloth_edges``' side lines (point u, v, unit direction [px]) of the quadrilateral ``corners``
+    (4, 2) over the cloth mask (h, w): side k from corner k to k + 1, refitted (``_tls_line``) to its cloth
+    edge points (``_first_cloth``, from out_px px outside to in_px px inside) where at least min_points are,
+    each third of the side holds cover_min of its length of them within near_px of the fit, and the fit
+    moves an end by more than move_min px (numba: the four sides' numpy steps took 0.25 ms a real frame)."""
+    cx = (((corners[0, 0] + corners[1, 0]) + corners[2, 0]) + corners[3, 0]) / 4
+    cy = (((corners[0, 1] + corners[1, 1]) + corners[2, 1]) + corners[3, 1]) / 4
+    lines = np.empty((4, 4))
+    for k in range(4):
+        p0, p1 = corners[k, 0], corners[k, 1]
+        q0, q1 = corners[(k + 1) % 4, 0], corners[(k + 1) % 4, 1]
+        length = math.sqrt((q0 - p0) ** 2 + (q1 - p1) ** 2)
+        d0, d1 = (q0 - p0) / length, (q1 - p1) / length
+        n0, n1 = -d1, d0
+        if (cx - p0) * n0 + (cy - p1) * n1 <= 0:                 # inwards
+            n0, n1 = -n0, -n1
+        lines[k, 0], lines[k, 1], lines[k, 2], lines[k, 3] = p0, p1, d0, d1
+        pts = _first_cloth(cloth, p0, p1, d0, d1, n0, n1, int(math.ceil(length)), out_px, in_px)
+        if pts.shape[0] < min_points:
+            continue
+        m, normal = _tls_line(pts, iters)
+        count = np.zeros(3)
+        for i in range(pts.shape[0]):
+            if abs((pts[i, 0] - m[0]) * normal[0] + (pts[i, 1] - m[1]) * normal[1]) <= near_px:
+                count[min(int(((pts[i, 0] - p0) * d0 + (pts[i, 1] - p1) * d1) * 3 / length), 2)] += 1
+        move = max(abs((p0 - m[0]) * normal[0] + (p1 - m[1]) * normal[1]),
+                   abs((q0 - m[0]) * normal[0] + (q1 - m[1]) * normal[1]))
+        if count.min() / (length / 3) >= cover_min and move > move_min:
+            lines[k, 0], lines[k, 1], lines[k, 2], lines[k, 3] = m[0], m[1], normal[1], -normal[0]
+    return lines
 
 
 @njit(cache=True)
 def _first_cloth(cloth, p0, p1, d0, d1, n0, n1, steps, out_px, in_px):
-    """``_cloth_edge`` for the side from (p0, p1) along (d0, d1), inward normal (n0, n1), at ``steps``
-    pixels along it, from ``out_px`` px outside to ``in_px`` px inside: each sample at
-    (p + t d) + j n, rounded half to even, as numpy's rint of the same expression."""
+    """(K, 2) points [px] of the cloth mask's (h, w) edge along the side from (p0, p1) along the unit direction
+    (d0, d1), inward unit normal (n0, n1), at ``steps`` pixels along it: at each, the first step from not cloth
+    to cloth (any cloth region, not only the largest) going inwards from ``out_px`` px outside the side to
+    ``in_px`` px inside it, none where the cloth starts outside; each sample at (p + t d) + j n, rounded half
+    to even, as numpy's rint of the same expression."""
     h, w = cloth.shape
     out = np.empty((steps, 2))
     k = 0

@@ -37,6 +37,7 @@ import numpy as np
 
 from planner.jit import njit
 from vision.runs import row_runs
+from vision.steps import _copy_run
 
 MIN_GAIN = 20.0       # 8-bit levels: a line adds at least this much light in its strongest channel
 SAME_SHARE = 0.5      # the two sides differ by at most this share of the gain (one surface)
@@ -200,15 +201,23 @@ def _unline_blocks(img, out, changed, coarse, margin, dirs, min_gain, same_share
     ``coarse`` (half resolution), those 2 reach inside the frame, each pixel once (it reads only img, so a
     second look would change nothing; the blocks of neighbouring line pixels overlap): along each row, the
     blocks' columns of the coarse rows that reach it, merged into runs (``_block_runs``; a mask of the seen
-    pixels, kept for a ring of rows, and a pixel at a time cost more)."""
+    pixels, kept for a ring of rows, and a pixel at a time cost more). ``out`` (img's shape, C-ordered) need
+    not hold img: its rows are copied from img here, each 2 reach rows ahead of the row tested (the rows
+    the test reads, 2 reach either side, are then in the cache: the frame was last read by the halving,
+    long before)."""
     h, w = img.shape[0], img.shape[1]
     edge = 2 * dirs[1, 1]
+    src, dst, row = img.reshape(-1), out.reshape(-1), 3 * w
+    copied = 0                                   # the rows of out copied from img
     across, fits = np.empty((dirs.shape[0], w)), np.empty((dirs.shape[0], w), np.bool_)
     flat, offs = _offsets(img, dirs)
     starts, ends, first = _block_runs(coarse, margin, w)
     ch = coarse.shape[0]
     heads = np.empty(margin + 2, np.int64)       # the next run of each coarse row reaching the image row
     for y in range(edge, h - edge):
+        while copied < min(h, y + edge + 1):
+            _copy_run(src, copied * row, dst, copied * row, row)
+            copied += 1
         v0, v1 = max((y - margin - 2) // 2 + 1, 0), min((y + margin) // 2 + 1, ch)   # blocks reaching row y
         if v0 >= v1 or first[v0] == first[v1]:
             continue                                 # (no line pixel near: most rows of most frames)
@@ -232,6 +241,7 @@ def _unline_blocks(img, out, changed, coarse, margin, dirs, min_gain, same_share
             if j < 0:
                 break
             x0, x1 = starts[j], ends[j]
+    _copy_run(src, copied * row, dst, copied * row, (h - copied) * row)
 
 
 @njit(cache=True)
@@ -284,15 +294,16 @@ def remove_thin_lines(image: np.ndarray, reach: int, near: np.ndarray | None = N
     instead of four (module notes). The input is not modified."""
     img = np.ascontiguousarray(image, np.uint8)
     reach = int(reach)
-    out = img.copy()
     changed = np.zeros(img.shape[:2], np.bool_)
     dirs = _sample_offsets(reach, fine)
     if near is None:
         k = 2 * int(reach) + 1
         tophat = cv2.morphologyEx(_brightest(img), cv2.MORPH_TOPHAT, np.ones((k, k), np.uint8))
         where = tophat >= int(np.ceil(MIN_GAIN))  # (an integer bound: a float one converts every pixel, 10x the time)
+        out = img.copy()
         _unline(img, out, changed, where, dirs, MIN_GAIN, SAME_SHARE, ALONG_SHARE, GO_ON)
     else:
+        out = np.empty_like(img)                  # (copied by the pass, just ahead of the rows it tests)
         near = np.ascontiguousarray(near, np.bool_)
         _unline_blocks(img, out, changed, near, 2, dirs, MIN_GAIN, SAME_SHARE, ALONG_SHARE,
                        GO_ON)

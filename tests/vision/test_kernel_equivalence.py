@@ -26,6 +26,7 @@ from vision.cloth import (
     _above_share,
     _cell_means,
     _fullest_cell,
+    _lit_run,
     _local_linear,
     _local_linear_shifted,
     _moments,
@@ -77,7 +78,22 @@ from vision.identify import (
 )
 from vision.intruders import _pieces
 from vision.limbs import limb_circles, limb_points
-from vision.play_area import EDGE_IN, EDGE_OUT, SIDE_TOL_DEG, TANGENT_SPAN, _cloth_edge, _tangent_keys, row_ends
+from vision.play_area import (
+    EDGE_COVER,
+    EDGE_IN,
+    EDGE_MOVE,
+    EDGE_OUT,
+    LINE_ITERS,
+    MIN_SIDE_POINTS,
+    RUN_WIDTH,
+    SIDE_TOL_DEG,
+    TANGENT_SPAN,
+    _edge_lines,
+    _first_cloth,
+    _robust_line,
+    _tangent_keys,
+    row_ends,
+)
 from vision.runs import row_runs
 from vision.steps import N_RAYS, ray_directions
 from vision.thin_lines import (
@@ -688,7 +704,7 @@ def test_line_blocks_equal_the_line_search_over_their_pixels():
     args = (dirs, MIN_GAIN, SAME_SHARE, ALONG_SHARE, GO_ON)
     out_a, changed_a = image.copy(), np.zeros(image.shape[:2], bool)
     _unline(image, out_a, changed_a, where, *args)
-    out_b, changed_b = image.copy(), np.zeros(image.shape[:2], bool)
+    out_b, changed_b = np.zeros_like(image), np.zeros(image.shape[:2], bool)   # (it copies the frame itself)
     _unline_blocks(image, out_b, changed_b, near, 2, *args)
     assert changed_a.sum() > 50
     assert np.array_equal(changed_a, changed_b) and np.array_equal(out_a, out_b)
@@ -821,7 +837,7 @@ def test_near_points_equal_the_points_dilated_by_a_square():
 
 
 def test_cloth_edge_equals_the_numpy_samples():
-    """``vision.play_area._cloth_edge`` (a numba walk inwards at each pixel along a side) equals the
+    """``vision.play_area._first_cloth`` (a numba walk inwards at each pixel along a side) equals the
     plain expression: every sample (p + t d) + j n rounded, the first cloth sample from EDGE_OUT px out
     to EDGE_IN px in where it is not the outermost and the outermost is on the image; random masks,
     sides crossing the image's edges, lengths not whole pixels."""
@@ -842,7 +858,86 @@ def test_cloth_edge_equals_the_numpy_samples():
         on[inside] = cloth[iy[inside], ix[inside]] > 0
         first = np.argmax(on, axis=1)
         ok = on.any(axis=1) & (first > 0) & inside[:, 0]
-        np.testing.assert_array_equal(_cloth_edge(cloth, p, d, n, length), xy[np.flatnonzero(ok), first[ok]])
+        np.testing.assert_array_equal(_first_cloth(cloth, *p, *d, *n, int(np.ceil(length)), EDGE_OUT, EDGE_IN),
+                                      xy[np.flatnonzero(ok), first[ok]])
+
+
+def test_edge_lines_equal_the_numpy_side_refits():
+    """``vision.play_area._edge_lines`` (``to_cloth_edges``' four sides in one kernel) equals, to rounding, the
+    numpy steps it replaced: each side's inward normal, its cloth edge points, their robust line, the share of
+    each third of the side within RUN_WIDTH / 2 of it and the move of its ends; cloth masks of a tilted
+    quadrilateral with ragged edges and holes, corners placed near or off their edges."""
+    rng = np.random.default_rng(44)
+    refitted = 0
+    for _ in range(60):
+        h, w = 120, 200
+        quad = np.array([[20, 15], [180, 10], [185, 105], [15, 110]], np.float64) + rng.normal(0, 3, (4, 2))
+        cloth = np.zeros((h, w), np.uint8)
+        cv2.fillConvexPoly(cloth, np.rint(quad).astype(np.int32), 1)
+        cloth[rng.random((h, w)) < rng.uniform(0, 0.3)] = 0
+        corners = quad + rng.normal(0, 3, (4, 2))
+        want = []
+        centre = corners.mean(axis=0)
+        for p, q in zip(corners, np.roll(corners, -1, axis=0)):
+            length = np.linalg.norm(q - p)
+            d = (q - p) / length
+            n = np.array([-d[1], d[0]])
+            n = n if (centre - p) @ n > 0 else -n
+            pts = _first_cloth(cloth, *p, *d, *n, int(np.ceil(length)), EDGE_OUT, EDGE_IN)
+            want.append(np.concatenate([p, d]))
+            if pts.shape[0] < MIN_SIDE_POINTS:
+                continue
+            m, e = _robust_line(pts)
+            normal = np.array([-e[1], e[0]])
+            near = np.abs((pts - m) @ normal) <= RUN_WIDTH / 2
+            third = np.minimum(((pts - p) @ d * 3 / length).astype(np.intp), 2)
+            cover = np.bincount(third[near], minlength=3) / (length / 3)
+            if cover.min() >= EDGE_COVER and max(abs((p - m) @ normal), abs((q - m) @ normal)) > EDGE_MOVE:
+                want[-1] = np.concatenate([m, e])
+                refitted += 1
+        got = _edge_lines(cloth, corners, EDGE_OUT, EDGE_IN, MIN_SIDE_POINTS, LINE_ITERS, RUN_WIDTH / 2, EDGE_COVER,
+                          EDGE_MOVE)
+        np.testing.assert_allclose(got, np.array(want), rtol=0, atol=1e-9)
+    assert refitted > 20                   # (sides refitted and sides kept both tested)
+
+
+def test_lit_run_equals_the_numpy_bins():
+    """``vision.cloth._lit_run`` (the lit wedge's run of t in one kernel) equals the numpy steps it replaced:
+    t and the distance off the plane of each colour, the bins of those near it, the run of full bins about
+    0 and the shares of the widened run beyond CHROMA_TAN and 2 CHROMA_TAN; random colour clouds about a
+    cloth colour with part of them lit towards white, a few to thousands of samples."""
+    rng = np.random.default_rng(45)
+    tan, t_max, step, min_share, mode_share = CHROMA_TAN, 3.0, 0.05, 0.002, 0.15
+    lit_seen = 0
+    for _ in range(100):
+        chroma = np.array([0.45, 0.8, 0.3]) + rng.normal(0, 0.1, 3)
+        chroma /= np.linalg.norm(chroma)
+        white = np.ones(3) / np.sqrt(3)
+        light = white - (white @ chroma) * chroma
+        light /= np.linalg.norm(light)
+        n = int(rng.integers(20, 3000))
+        s = chroma * rng.uniform(60, 200, (n, 1)) + rng.normal(0, rng.uniform(1, 8), (n, 3))
+        s[: int(rng.uniform(0, 0.5) * n)] += rng.uniform(0, 80) * white
+        s = np.clip(s, 0, 255).round()
+        a, b = s @ chroma, s @ light
+        t = b / np.maximum(a, 1e-9)
+        perp2 = np.maximum(np.einsum("ij,ij->i", s, s) - a * a - b * b, 0.0)
+        inplane = (perp2 <= (tan * a) ** 2) & (np.abs(t) < t_max)
+        nb = int(round(t_max / step))
+        full = np.bincount(np.floor(t[inplane] / step).astype(np.intp) + nb, minlength=2 * nb) >= max(3, min_share * n)
+        lo = hi = nb
+        while lo > 0 and full[lo - 1]:
+            lo -= 1
+        while hi < 2 * nb - 1 and full[hi + 1]:
+            hi += 1
+        t_lo, t_hi = (lo + 1 - nb) * step, (hi - nb) * step
+        run = inplane & (t >= t_lo - step) & (t <= t_hi + step)
+        far = np.abs(t) > 2 * tan
+        near = (np.abs(t) > tan) & ~far
+        lit = max((run & far).sum(), (run & near).sum()) >= mode_share * run.sum()
+        assert _lit_run(s, chroma, light, tan, t_max, step, min_share, mode_share) == (t_lo, t_hi, lit)
+        lit_seen += lit
+    assert 10 < lit_seen < 90                 # (lit and unlit clouds both tested)
 
 
 def test_known_sums_give_the_box_filters_counts():
