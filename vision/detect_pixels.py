@@ -36,7 +36,8 @@ in the image instead (the reason for each is in docs/vision.md):
    outline of a ball of the cloth's hue, a green ball on green cloth); on a frame with halo rings
    the rings are found as circles (``vision.halo_rings.line_rings``) and, from the second pass,
    the points on their arcs about other centres are left out (``on_rings``) and a fit mostly on
-   them is dropped;
+   them is dropped; a fit smaller than a ball and white inside (a stripe's cap, a number disc) is
+   fitted again to the steps outside it (``_outside_markings``);
 6. acceptance: enough consistent outline points (or, for a ball hemmed in by balls, most of
    the search lines they left it: HEMMED_SHARE), a small residual (smaller, WEAK_RMS, when fewer
    than MIN_POINTS of them are steps of MIN_STEP), a radius near the expected one,
@@ -179,6 +180,9 @@ LATTICE_SHARE = 0.7                # ... a ball found there needs this share of 
                                    # two of 0.47-0.49 lost)
 LATTICE_NEAR = 3.0                 # ball radii: fits about a lattice spot searched with it (they stop its lines)
 TOUCHING = 0.15                    # two fits whose centres are within this share of two radii of 2 radii apart touch
+MARKED = 0.88                      # a fit under this share of the ball's radius, white inside, lies on a marking inside
+                                   # its ball (a stripe's white cap, a number disc: rendered such fits 0.75-0.86), and
+                                   # is searched again outside it; the new fit within 1 - MARKED of the radius
 CONTACT_SLACK_SHARE = 0.14         # outline radii: balls this near touching touch (the registered mode's CONTACT_SLACK,
                                    # 4 mm of a pool ball's 28.6 mm radius)
 UNLIT_REACH = 3.0                  # ball radii about each candidate where a projector's light is taken off the frame
@@ -280,6 +284,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
         return ball_share(image, model, c, r, rim, rms)
     (idx, c, r, rms, n), spare = _ringed_fits(clean, c, fill, float(radius_px), unlike, model.chroma, rings,
                                               ringed and not model.lit[0] < 0)
+    c, r, rms, n = _outside_markings(clean, (c, r, rms, n), float(radius_px), model)
     idx, c, r, rms, n = _with_jaw_fits(clean, 2 * jaw + 0.5, cand.shape[0], (idx, c, r, rms, n), float(radius_px),
                                        unlike, model.chroma, rings)
     fill = np.concatenate([fill, jaw_fill])
@@ -549,6 +554,50 @@ def _lattice_spots(c, lo, hi, min_size, allowed, apart):
                 out[n, 0], out[n, 1] = x, y
                 n += 1
     return out[:n]
+
+
+def _outside_markings(image: np.ndarray, fits: tuple, radius_px: float, model) -> tuple:
+    """``fits`` (centres (K, 2), radii (K,), RMS (K,) [px], points (K,)) with each fit smaller than MARKED
+    ``radius_px`` and white inside (``_white_insides``: a pocket's dark hole is not) fitted again to the
+    strongest steps outside it (BGR uint8 ``image``, the cloth ``model``'s colour weighed as in
+    ``outline_fits``): such a fit is a marking inside its ball (a stripe's white cap, a number disc), and
+    the ball holds its marking, so along each search line from the marking's centre the outline lies
+    between the marking's circle (1.5 px out) and 2 ``radius_px`` less the marking's radius (the ball
+    shifted as far as the marking lets it). Taken where the new fit is within 1 - MARKED of the ball's
+    size, holds the marking's circle and passes ``outline_fits``' tests of points and RMS (the pixel-only
+    counterpart of the registered mode's ``_shrunk_again``)."""
+    c, r, rms, n = fits
+    small = np.flatnonzero(r < MARKED * radius_px)
+    if small.size:
+        small = small[_white_insides(image, model, c, r, small)]
+    if small.size == 0:                   # (most frames)
+        return fits
+    cs, inner, outer = c[small], r[small] + 1.5, 2 * radius_px - r[small] + 1.0
+    mid, half = (inner + outer) / 2, float(np.max(outer - inner)) / 2
+    pts, strength = step_points(SmoothedNear(image, SMOOTH_SIGMA).about(cs, mid.max() + half), cs, mid, half,
+                                model.chroma, SHADE_WEIGHT)
+    d = np.linalg.norm(pts - cs[:, None], axis=-1)
+    others = np.delete(np.arange(c.shape[0]), small)
+    dirs = ray_directions()[None]
+    free = ~near_neighbours(cs[:, None, :] + mid[:, None, None] * dirs, np.concatenate([cs, c[others]]),
+                            np.concatenate([r[small], r[others]]), 1.0, dirs)
+    valid = (strength >= WEAK_STEP) & free & (d >= inner[:, None]) & (d <= outer[:, None])
+    c2, r2, rms2, tw = fit_circles(pts, valid, cs, np.full(small.size, radius_px))
+    n2 = (tw > 0.5).sum(axis=1)
+    ok = ((np.abs(r2 / radius_px - 1) < 1 - MARKED) & (n2 >= MIN_POINTS) & (rms2 < RMS_MAX)
+          & (np.linalg.norm(c2 - cs, axis=1) + r[small] <= r2 + 1.0))
+    k = small[ok]
+    c, r, rms, n = c.copy(), r.copy(), rms.copy(), n.copy()
+    c[k], r[k], rms[k], n[k] = c2[ok], r2[ok], rms2[ok], n2[ok]
+    return c, r, rms, n
+
+
+def _white_insides(image: np.ndarray, model, c: np.ndarray, r: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """(len(k),) bool: which circles k of c (M, 2), r (M,) [px] (off the others) in the BGR uint8 ``image`` have
+    the median of their channels' mean within GLINT_DISC radii at least the cloth ``model``'s lit cloth there."""
+    lit = model.brightness((c[k, 0] - 0.5) / 2, (c[k, 1] - 0.5) / 2) * np.mean(model.chroma)
+    return _glints(image, np.ascontiguousarray(c[k], np.float64), np.asarray(r[k], np.float64),
+                   np.ascontiguousarray(c, np.float64), np.asarray(r, np.float64), GLINT_DISC, 0.5)[:, 1] >= lit
 
 
 def _touching_radius(c: np.ndarray, r: float) -> float:
