@@ -133,14 +133,15 @@ def _box_count(sums, y, x, half_box):
 
 
 def candidates(img: np.ndarray, fg: np.ndarray, known: np.ndarray, sums: np.ndarray,
-               allowed: np.ndarray, radius, box: int,
-               mute: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+               allowed: np.ndarray, radius, box: int, mute: np.ndarray | None = None,
+               r_min: float | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Candidate ball centres: radial-symmetry peaks inside blobs of foreground.
 
     img: (h, w, 3) BGR uint8; fg: (h, w) uint8 foreground (255); known: (h, w) uint8 1 where
     colour can be judged; sums: ``known_sums(known, box)``; allowed: (h, w) bool where a centre
     may be; radius: expected ball radius [px], a number or an (h, w) map; box: side of the fill
-    square [px]; mute: (h, w) bool, pixels whose edges do not vote (the empty table's own edges).
+    square [px]; mute: (h, w) bool, pixels whose edges do not vote (the empty table's own edges); r_min:
+    None, or the least of ``radius`` (the detector's, found once per camera: a pass over the map a frame fewer).
     Returns (centres (M, 2) as (u, v) in these pixels, fill (M,)), after non-maximum suppression
     at 1.3 radii (stronger votes first). A candidate's square must be FILL_MIN full of foreground,
     so specks and chalk marks (blobs much smaller than a ball) give none.
@@ -152,7 +153,8 @@ def candidates(img: np.ndarray, fg: np.ndarray, known: np.ndarray, sums: np.ndar
     xs, ys, score, fill = _peaks(votes, near & allowed, ones, sums, box // 2, FILL_MIN, VOTES_MIN)
     if xs.size == 0:
         return np.zeros((0, 2)), np.zeros(0)
-    keep = distinct(np.stack([xs, ys], axis=1).astype(np.float64), score, 1.3 * float(np.min(radius)))
+    r_min = float(np.min(radius)) if r_min is None else r_min
+    keep = distinct(np.stack([xs, ys], axis=1).astype(np.float64), score, 1.3 * r_min)
     return np.stack([xs[keep], ys[keep]], axis=1).astype(np.float64), fill[keep]
 
 

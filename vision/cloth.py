@@ -70,10 +70,13 @@ class ClothModel:
     light: np.ndarray
     lit: tuple
 
-    @property
+    @functools.cached_property
     def linear_colour(self) -> np.ndarray:
-        """(3,) the typical lit cloth colour in linear light (BGR)."""
-        return srgb_to_linear(np.clip(self.chroma * self.level, 0, 255))
+        """(3,) read-only: the typical lit cloth colour in linear light (BGR) (found once per model: a frame
+        reads it five times)."""
+        colour = srgb_to_linear(np.clip(self.chroma * self.level, 0, 255))
+        colour.setflags(write=False)
+        return colour
 
     def brightness(self, u, v) -> np.ndarray:
         u, v = np.asarray(u, np.float64) * self.scale, np.asarray(v, np.float64) * self.scale

@@ -660,6 +660,7 @@ class TableDetector:
                                 interpolation=cv2.INTER_LINEAR)
         r_lo, r_hi = float(self.r_map[self.allowed].min()), float(self.r_map[self.allowed].max())
         self.r_map = np.clip(self.r_map, r_lo, r_hi)       # off the table: as on its edge
+        self.r_range = (r_lo, r_hi)                        # its least and largest (not found again each frame)
         self.box = max(3, int(round(1.25 * r_lo)) | 1)
         self.r_half = float(np.median(self.r_map[self.allowed]))       # a ball's usual half-resolution radius
         self.reach_in = known & reach_in_band(roi & (cloth_like | self.hole), self.hole, self.r_half)
@@ -862,7 +863,7 @@ class TableDetector:
             bright = lit_surface(half, model, bright, self.in_play, self.r_half)
         fg = foreground(half, model, bright, self.hole, GREY_BRIGHTER if grey else BRIGHTER)
         cand, fill = candidates(half, fg, self.known, self.known_sums, self.allowed, self.r_map, self.box,
-                                self.static_edges)
+                                self.static_edges, self.r_range[0])
         unlit = np.zeros(half.shape[:2], bool)
         if light is not None and cand.shape[0]:     # the frame about the candidates (outlines, rings, identity)
             image, unlit = self._unlit_near(image, light, cand, unlit)
@@ -877,7 +878,7 @@ class TableDetector:
                               plain=plain, vivid=first, fixed=fixed)
         # balls of the cloth's own hue (vision.shape_candidates): where no ball was found from colour
         shaped = shape_candidates(half, self.shape_voters, self.allowed, self.r_map,
-                                  (det.px - [u0 + 0.5, v0 + 0.5]) / 2, model.chroma, lit)
+                                  (det.px - [u0 + 0.5, v0 + 0.5]) / 2, model.chroma, lit, self.r_range)
         if shaped.shape[0]:
             if light is not None:
                 image, unlit = self._unlit_near(image, light, shaped, unlit)

@@ -4,7 +4,8 @@ Along the outward normal of each predicted outline point the image is sampled ev
 pixels (bilinear, in linear light) and the outline is located in two steps:
 
 1. where the profile leaves the cloth: walking in from the outer end (which must be cloth), the
-   first sample of three in a row whose ``ballness`` is >= 1 (linear interpolation of the crossing).
+   first sample of three in a row whose ``ballness`` is >= 1 (linear interpolation of the crossing;
+   the samples are judged on the way in, none beyond it: a quarter of the kernel's time).
    Stripe and number edges further in are never reached; shadows keep the cloth's colour and are
    cloth. For a ball of one colour the crossing is at the same coverage all round (its colour's
    angle from the cloth's does not depend on shading): the sphere fit's free radius absorbs it.
@@ -276,7 +277,9 @@ def outline_points(image, lut, outline, nrm, half_width, step, cloth_lin, tan_ch
         for n in range(N):
             ox, oy = outline[m, n, 0], outline[m, n, 1]
             nx, ny = nrm[m, n, 0], nrm[m, n, 1]
-            for k in range(S):
+            jb = -1
+            run = 0                                       # ball samples in a row from sample k outward
+            for k in range(S - 1, -1, -1):                # read from the outer end in, only as far as needed
                 s = s0 + k * step
                 x, y = ox + s * nx, oy + s * ny
                 _sample(image, lut, x, y, col)
@@ -287,13 +290,13 @@ def outline_points(image, lut, outline, nrm, half_width, step, cloth_lin, tan_ch
                     in_hole = hole[i, j]
                 z[k] = _ballness(col[0], col[1], col[2], c, norm, tan_chroma[m], dark_share, bright_share[m],
                                  in_hole, towards, lit_max)
-            if z[S - 1] >= 1.0 or z[S - 2] >= 1.0:       # the outer end must be cloth
-                continue
-            jb = -1
-            for j in range(S - 2, 1, -1):                 # outermost ball sample of three in a row
-                if abs(s0 + j * step) <= half_width + 1e-9 and z[j] >= 1.0 and z[j - 1] >= 1.0 \
-                        and z[j - 2] >= 1.0:
-                    jb = j
+                if k >= S - 2:
+                    if z[k] >= 1.0:                       # the outer end must be cloth
+                        break
+                    continue
+                run = run + 1 if z[k] >= 1.0 else 0       # the outermost ball sample of three in a row
+                if run >= 3 and abs(s0 + (k + 2) * step) <= half_width + 1e-9:
+                    jb = k + 2
                     break
             if jb < 0:
                 continue

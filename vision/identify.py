@@ -186,7 +186,9 @@ def ball_readings(image: np.ndarray, px: np.ndarray, r_px: np.ndarray, cloth_v: 
     added = np.zeros(px.shape[0]) if added is None else added
     pix, off, pts = _samples(image, px, r_px)
     keep = _kept(pts, rings)
-    own = _quantile(pix.min(axis=2), LINEAR_LUT, keep, OWN_LIGHT_PCT / 100.0)
+    darkest = np.minimum(np.minimum(pix[..., 0], pix[..., 1]), pix[..., 2])     # (pix.min(axis=2) along the short
+    # last axis: 0.16 against 0.008 ms for 16 balls on a loaded core)
+    own = _quantile(darkest, LINEAR_LUT, keep, OWN_LIGHT_PCT / 100.0)
     light = np.maximum(own, added)
     cloth = srgb_to_linear(cloth_v) + added - light                   # the cloth's brightest channel
     cloth_own = linear_to_srgb(np.maximum(cloth, 0.0))

@@ -19,6 +19,8 @@ SHAPE_MIN_EDGES outline points, so that no edge of the table becomes a ball.
 """
 from __future__ import annotations
 
+import math
+
 import cv2
 import numpy as np
 
@@ -51,29 +53,31 @@ def _dim(img, voters, near, chroma, bright, share):
 
 
 def shape_candidates(img: np.ndarray, voters: np.ndarray, allowed: np.ndarray, radius: np.ndarray,
-                     taken: np.ndarray, chroma: np.ndarray, bright: np.ndarray) -> np.ndarray:
+                     taken: np.ndarray, chroma: np.ndarray, bright: np.ndarray,
+                     r_range: tuple[float, float] | None = None) -> np.ndarray:
     """Candidate centres (K, 2) as (u, v) half-resolution pixels of balls that only their shape shows.
 
     img: (h, w, 3) BGR uint8 (the half-resolution crop); voters: (h, w) bool, pixels whose edges may
     vote (the judged cloth without the empty table's own edges); allowed: (h, w) bool where a centre
     may be; radius: (h, w) float32 expected ball radius [px]; taken: (M, 2) the balls found from
     colour (u, v); chroma: (3,) the cloth's colour direction, bright: (h, w) its lit brightness along it
-    (``vision.cloth.ClothModel``, 8-bit units). Edges within OWN_EDGES radii of a ball found do not
-    vote, nor edges away from dim pixels (module notes), and no candidate is within EXPLAINED radii of
-    a ball found. Peaks are 3 x 3 local maxima of the votes with at least SHAPE_VOTES, kept at least
+    (``vision.cloth.ClothModel``, 8-bit units); r_range: None, or (the least, the largest) of ``radius`` (the
+    detector's, found once per camera: two passes over the map a frame fewer). Edges within OWN_EDGES radii
+    of a ball found do not vote, nor edges away from dim pixels (module notes), and no candidate is within
+    EXPLAINED radii of a ball found. Peaks are 3 x 3 local maxima of the votes with at least SHAPE_VOTES, kept at least
     1.3 radii apart (stronger first)."""
     h, w = voters.shape
     near = np.zeros((h, w), np.uint8)           # 2: its own edges, 1: too near it for another ball
     at = np.rint(taken).astype(np.intp).reshape(-1, 2)
     rs = radius[np.clip(at[:, 1], 0, h - 1), np.clip(at[:, 0], 0, w - 1)]
     for value, reach in ((1, EXPLAINED), (2, OWN_EDGES)):       # (the own edges drawn over the rest)
-        for (u, v), r in zip(at, rs):
-            cv2.circle(near, (int(u), int(v)), int(np.ceil(reach * r)), value, -1)
+        for (u, v), r in zip(at.tolist(), np.ceil(reach * rs).astype(int).tolist()):
+            cv2.circle(near, (u, v), r, value, -1)
     # only about shading: a ball's limb and shadow are dimmer than the lit cloth (the cost is the votes')
     dim = _dim(img, voters, near, chroma.astype(np.float64), bright, DIM)
-    r = float(np.max(radius))
-    b = 2 * int(np.ceil(r)) + 1
-    seed = (cv2.boxFilter(dim, cv2.CV_16U, (b, b), normalize=False) >= DIM_COUNT * r).astype(np.uint8)
+    r_min, r = (float(np.min(radius)), float(np.max(radius))) if r_range is None else r_range
+    b = 2 * int(np.ceil(r)) + 1      # (a whole-number count reaches DIM_COUNT r where it reaches its ceiling)
+    seed = cv2.compare(cv2.boxFilter(dim, cv2.CV_16U, (b, b), normalize=False), math.ceil(DIM_COUNT * r), cv2.CMP_GE)
     if not seed.any():           # no ball-sized cluster of dim pixels: nothing to vote for
         return np.zeros((0, 2))
     k = 2 * int(np.ceil(DIM_REACH * r)) + 1
@@ -91,5 +95,5 @@ def shape_candidates(img: np.ndarray, voters: np.ndarray, allowed: np.ndarray, r
     if xs.size == 0:
         return np.zeros((0, 2))
     pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
-    keep = distinct(pts, votes[ys, xs], 1.3 * float(np.min(radius)))
+    keep = distinct(pts, votes[ys, xs], 1.3 * r_min)
     return pts[keep]

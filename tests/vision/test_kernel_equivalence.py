@@ -1,6 +1,8 @@
 """Faster forms of per-frame computations equal the plain numpy expressions they replace on random input,
 to the bit, or to rounding where they sum in another order or solve in closed form (the detector's results
 must not move with its speed)."""
+import math
+
 import cv2
 import numpy as np
 
@@ -36,6 +38,7 @@ from vision.cloth import (
     unlike_shares,
 )
 from vision.detect import (
+    DARK_LINEAR,
     EDGE_STEP,
     LIMB_CLOTH,
     LIMB_DEPTH,
@@ -53,7 +56,15 @@ from vision.detect import (
     used_rays,
 )
 from vision.detect_pixels import _any_in_disc, _halved, on_circle
-from vision.edges import HALF_COLOUR_ROWS, HALF_COLOUR_STEP, block_contrast, half_colour
+from vision.edges import (
+    HALF_COLOUR_ROWS,
+    HALF_COLOUR_STEP,
+    _ballness,
+    _sample,
+    _towards_white,
+    block_contrast,
+    half_colour,
+)
 from vision.fits import CIRCLE_ITERS, WELL_POSED, _gauss_newton_step, _robust_scale, _solve_normal3, fit_circles
 from vision.halo_rings import (
     RING_ANGLES,
@@ -1325,6 +1336,53 @@ def test_outline_points_one_call_equals_a_call_per_ball():
                                     deg[m], lit[m], side)
             np.testing.assert_array_equal(pts[m:m + 1], p1)
             np.testing.assert_array_equal(valid[m:m + 1], v1)
+        assert valid.any() and not valid.all()
+
+
+def test_outline_search_read_from_the_outer_end_equals_every_sample_judged():
+    """``vision.edges.outline_points``' first step, which judges a search line's samples from its outer end in
+    and stops at the outermost three ball samples in a row, equals judging every sample (``_ballness`` of
+    ``_sample``) and then searching: the same lines found, at the same points to rounding (the kernel's inlined
+    ballness rounds as compiled there; the old kernel, judging every sample, agreed with this reference
+    alike), on discs of random colours on a textured cloth, lines of both search widths, outer ends on ball
+    and on cloth."""
+    rng = np.random.default_rng(31)
+    yy, xx = np.mgrid[0:120, 0:200]
+    img = np.full((120, 200, 3), (30, 120, 82), np.float64) + rng.normal(0, 4, (120, 200, 3))
+    centres = np.array([[30.0 + 20 * k + rng.uniform(-2, 2), 40.0 + 40 * (k % 2)] for k in range(8)])
+    for (u, v), c in zip(centres, rng.uniform(0.02, 0.9, (8, 3))):
+        img[np.hypot(xx - u, yy - v) < 8.3] = 255 * c ** (1 / 2.2)
+    img = np.clip(np.rint(img), 0, 255).astype(np.uint8)
+    ang = np.linspace(0, 2 * np.pi, N_RAYS, endpoint=False)
+    radius = rng.uniform(5.5, 11.0, (8, 1, 1))           # predicted outlines inside, on and outside the discs
+    outline = centres[:, None] + radius * np.stack([np.cos(ang), np.sin(ang)], axis=-1)[None]
+    normals = outline_normals(outline)
+    cloth = LINEAR_LUT[[30, 120, 82]]
+    norm = math.sqrt(cloth[0] ** 2 + cloth[1] ** 2 + cloth[2] ** 2)      # (as the kernel finds them)
+    c = cloth / norm
+    towards = _towards_white(c)
+    tan = np.tan(np.radians(8.0))
+    col = np.empty(3)
+    for hw in SEARCH_WIDTHS[:2]:
+        pts, valid = outline_points(img, outline, hw, cloth, False, 0.0, None, np.inf, 8.0)
+        steps = int(round((2 * hw + 2) / EDGE_STEP)) + 1
+        s = -hw - 1.0 + EDGE_STEP * np.arange(steps)
+        for m in range(8):
+            for n in range(N_RAYS):
+                z = np.empty(steps)
+                for k in range(steps):
+                    _sample(img, LINEAR_LUT, outline[m, n, 0] + s[k] * normals[m, n, 0],
+                            outline[m, n, 1] + s[k] * normals[m, n, 1], col)
+                    z[k] = _ballness(col[0], col[1], col[2], c, norm, tan, DARK_LINEAR, np.inf, False, towards, 0.0)
+                ball = [j for j in range(steps - 2, 1, -1) if abs(s[j]) <= hw + 1e-9 and (z[j - 2:j + 1] >= 1).all()]
+                found = z[-1] < 1 and z[-2] < 1 and bool(ball)
+                if found:
+                    j = ball[0]
+                    off = s[j] + min(max((z[j] - 1.0) / max(z[j] - z[j + 1], 1e-9), 0.0), 1.0) * EDGE_STEP
+                    found = abs(off) <= hw
+                assert valid[m, n] == found
+                if found:
+                    np.testing.assert_allclose(pts[m, n], outline[m, n] + off * normals[m, n], rtol=0, atol=1e-5)
         assert valid.any() and not valid.all()
 
 
