@@ -100,19 +100,19 @@ from vision.detect import (
     SHAPE_GAP,
     Detections,
     _empty,
+    _inside_others,
     local_cloth,
-    near_neighbours,
     near_points,
     place_by_contacts,
 )
 from vision.detect import SEARCH_WIDTHS as LIMB_WIDTHS
-from vision.fits import CIRCLE_ITERS, fit_circles
+from vision.fits import CIRCLE_ITERS, _fit_circles, fit_circles
 from vision.halo_rings import line_rings
 from vision.intruders import clear_of_intruders, reach_in_band
 from vision.jaws import JAW_NEAR, jaw_candidates
 from vision.limbs import limb_circles
 from vision.play_area import area_mask, area_polygon, cloth_region, within_pockets
-from vision.steps import N_RAYS, SmoothedNear, ray_directions, step_points
+from vision.steps import N_RAYS, STEP, SmoothedNear, _step_points, ray_directions, step_points
 from vision.thin_lines import remove_thin_lines
 
 SEARCH_WIDTHS = (6.0, 3.0, 2.0)   # px either side of the circle, per pass
@@ -270,9 +270,10 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     rings = line_rings(lined, cand, r_half) * 2.0 + [0.5, 0.5, 0.0] if ringed else np.zeros((0, 3))
     def unlike(c, r, rms):                   # the share of each circle's inside unlike cloth
         return ball_share(image, model, c, r, rim, rms)
-    (idx, c, r, rms, n), spare = _ringed_fits(clean, c, fill, float(radius_px), unlike, model.chroma, rings,
+    smooth = SmoothedNear(clean, SMOOTH_SIGMA)               # (one for every search of the frame: each square once)
+    (idx, c, r, rms, n), spare = _ringed_fits(smooth, c, fill, float(radius_px), unlike, model.chroma, rings,
                                               ringed and not model.lit[0] < 0)
-    idx, c, r, rms, n = _with_jaw_fits(clean, 2 * jaw + 0.5, cand.shape[0], (idx, c, r, rms, n), float(radius_px),
+    idx, c, r, rms, n = _with_jaw_fits(smooth, 2 * jaw + 0.5, cand.shape[0], (idx, c, r, rms, n), float(radius_px),
                                        unlike, model.chroma, rings)
     fill = np.concatenate([fill, jaw_fill])
     idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim, ringed)
@@ -281,7 +282,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     # a ball dropped for overlapping such a fit is taken again
     idx, c, r, rms, n = lit_fits((idx, c, r, rms, n), spare, image, hole, model, float(radius_px))
     # a fit at a pocket whose outline is mostly one straight line: the rail's edge meeting the pocket's rim
-    keep = ~on_straight_edges(clean, hole, c, r, model.chroma, float(radius_px))
+    keep = ~on_straight_edges(smooth, hole, c, r, model.chroma, float(radius_px))
     # a fit reaching well over a side that is part cloth: a circle riding the rail's edge, no ball
     keep &= ~over_the_rails(inside, c, r, rms, float(radius_px), unlike)
     idx, c, r, rms, n = idx[keep], c[keep], r[keep], rms[keep], n[keep]
@@ -293,7 +294,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
                                        (c - 0.5) / 2, r / 2, n / N_RAYS, rms))
 
 
-def _ringed_fits(image: np.ndarray, c: np.ndarray, fill: np.ndarray, radius_px: float, unlike, cloth: np.ndarray,
+def _ringed_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, fill: np.ndarray, radius_px: float, unlike, cloth: np.ndarray,
                  rings: np.ndarray, again: bool) -> tuple:
     """``outline_fits(image, c, radius_px, unlike, cloth, rings)`` about the candidates c (M, 2) [px] (idx
     into c), searched again where ``again`` (a frame with halo rings, not lit all over) and a ragged fit
@@ -339,7 +340,7 @@ def _halved(image):
     return out
 
 
-def _with_jaw_fits(image: np.ndarray, jaw: np.ndarray, offset: int, fits: tuple, radius_px: float, unlike,
+def _with_jaw_fits(image: np.ndarray | SmoothedNear, jaw: np.ndarray, offset: int, fits: tuple, radius_px: float, unlike,
                    cloth: np.ndarray, rings: np.ndarray) -> tuple:
     """``fits`` (``outline_fits``' idx, centres, radii, RMS, points) with the balls about the jaw candidates
     jaw (M, 2) [px] (``jaw_candidates``, outside the play area): ``outline_fits`` (the same ``unlike``,
@@ -539,27 +540,42 @@ def lit_by_lamps(image: np.ndarray, hole: np.ndarray, model, c: np.ndarray, r: n
     lit = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2)
     strongest, white = glints(image, c, r, c, r).T
     out = white >= WHITE_GLINT * lit * np.mean(model.chroma)
-    for i in np.flatnonzero(out & (strongest < GLINT * lit * np.max(model.chroma))):
-        out[i] = not _any_in_disc(hole, (c[i, 0] - 0.5) / 2, (c[i, 1] - 0.5) / 2, AT_POCKET * radius_px / 2)
+    weak = out & (strongest < GLINT * lit * np.max(model.chroma))
+    out[weak] = ~at_pocket(hole, c[weak], radius_px)
     return out
 
 
-def on_straight_edges(image: np.ndarray, hole: np.ndarray, c: np.ndarray, r: np.ndarray, cloth: np.ndarray,
+def at_pocket(hole: np.ndarray, c: np.ndarray, radius_px: float) -> np.ndarray:
+    """(M,) bool: which full-resolution centres c (M, 2) [px] lie within AT_POCKET radii ``radius_px`` of a pixel
+    of the half-resolution ``hole`` mask (h, w) bool (one kernel call: one a centre cost 0.1 ms a real frame)."""
+    return _in_discs(hole, np.ascontiguousarray(c, np.float64).reshape(-1, 2), AT_POCKET * radius_px / 2)
+
+
+@njit(cache=True)
+def _in_discs(mask, c, reach):
+    """``at_pocket`` (numba): ``_any_in_disc`` about each centre c (M, 2) [px] taken to the mask's half
+    resolution, reach [px] there."""
+    out = np.empty(c.shape[0], np.bool_)
+    for m in range(c.shape[0]):
+        out[m] = _any_in_disc(mask, (c[m, 0] - 0.5) / 2, (c[m, 1] - 0.5) / 2, reach)
+    return out
+
+
+def on_straight_edges(image: np.ndarray | SmoothedNear, hole: np.ndarray, c: np.ndarray, r: np.ndarray, cloth: np.ndarray,
                       radius_px: float) -> np.ndarray:
-    """(M,) bool: which circles (centres c (M, 2), radii r (M,) [px] in the BGR uint8 ``image``) with a centre
-    within AT_POCKET radii ``radius_px`` of the ``hole`` mask ((h/2, w/2) bool) have at least STRAIGHT_SHARE of
+    """(M,) bool: which circles (centres c (M, 2), radii r (M,) [px] in the BGR uint8 ``image``, or its
+    ``SmoothedNear``: ``_smoothed``) with a centre within AT_POCKET radii ``radius_px`` of the ``hole`` mask ((h/2, w/2) bool) have at least STRAIGHT_SHARE of
     their outline points (the narrowest pass of ``outline_fits`` about the circle, no neighbour's lines
     stopped; unit BGR ``cloth``) within EDGE_TOL of one straight line (``on_a_line``). A round outline
     puts at most N_RAYS * acos(1 - 2 * EDGE_TOL / r) / pi of its points there (6-7 of 48 for a ball), a
     straight edge most of them."""
     out = np.zeros(c.shape[0], bool)
-    at = [i for i in range(c.shape[0])
-          if _any_in_disc(hole, (c[i, 0] - 0.5) / 2, (c[i, 1] - 0.5) / 2, AT_POCKET * radius_px / 2)]
-    if not at:                            # (most fits)
+    at = np.flatnonzero(at_pocket(hole, c, radius_px))
+    if not at.size:                       # (most fits)
         return out
     half_width = SEARCH_WIDTHS[-1]
     ca, ra = c[at], r[at]
-    pts, strength = step_points(SmoothedNear(image, SMOOTH_SIGMA).about(ca, ra.max() + half_width), ca, ra,
+    pts, strength = step_points(_smoothed(image).about(ca, ra.max() + half_width), ca, ra,
                                 half_width, cloth, SHADE_WEIGHT)
     tw = fit_circles(pts, strength >= WEAK_STEP, ca, ra)[3] > 0.5
     for k, i in enumerate(at):
@@ -840,11 +856,66 @@ def _pulled_together(c: np.ndarray, start: np.ndarray, support: np.ndarray, take
     return out
 
 
-def outline_fits(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, cloth: np.ndarray,
+def _smoothed(image) -> SmoothedNear:
+    """``image``, a BGR uint8 frame (h, w, 3) or its ``SmoothedNear`` by SMOOTH_SIGMA, as the latter: the searches of a
+    frame share one, each square smoothed once (a real ringed frame's second search and the straight-edge test
+    smoothed their squares again)."""
+    return image if isinstance(image, SmoothedNear) else SmoothedNear(image, SMOOTH_SIGMA)
+
+
+@functools.lru_cache(maxsize=8)
+def _offsets(half_width: float) -> np.ndarray:
+    """(K,) read-only: a search line's sample offsets [px] from its circle, STEP apart, half_width either side
+    (as ``vision.steps.steps_along`` takes them)."""
+    out = np.arange(-half_width, half_width + 1e-9, STEP)
+    out.setflags(write=False)
+    return out
+
+
+@njit(cache=True)
+def _search_pass(smooth, c, r, dirs, off, cloth, shade, min_step, strong, rings, own, band, align, ring_share,
+                 iters):
+    """One pass of ``outline_fits`` about the circles c (M, 2), r (M,) [px] in the smoothed BGR uint8 image
+    (h, w, 3), in one kernel (its dozen numpy steps cost more than the pass's own work): the strongest
+    colour step (``vision.steps._step_points``: sample offsets ``off`` (K,) [px] along the ray directions
+    dirs (N, 2), the unit cloth colour ``cloth`` (3,), ``shade`` its differences' weight off) on each search
+    line whose point 1 px beyond the circle lies inside no other circle (free), taken where its strength
+    is at least min_step and it lies on no arc of the halo ``rings`` (J, 3) about other centres
+    (``_on_rings`` with own, band, align), and a robust circle fit (``_fit_circles``, iters steps) to those.
+    Returns (centres (M, 2), radii (M,), RMS (M,) [px], points used (M,), those of them that are steps of
+    at least ``strong`` (M,), free lines (M,), and (M,) bool: more than ring_share of its points on arcs)."""
+    M, N = c.shape[0], dirs.shape[0]
+    outline = np.empty((M, N, 2))
+    normals = np.empty((M, N, 2))
+    outer = np.empty((M, N, 2))
+    for m in range(M):
+        for k in range(N):
+            for j in range(2):
+                outline[m, k, j] = c[m, j] + r[m] * dirs[k, j]
+                normals[m, k, j] = dirs[k, j]
+                outer[m, k, j] = outline[m, k, j] + dirs[k, j]
+    pts, strength = _step_points(smooth, outline, normals, off, cloth, shade)
+    free = ~_inside_others(outer, c, r) if M >= 2 else np.ones((M, N), np.bool_)
+    valid = (strength >= min_step) & free
+    arcs = np.zeros(M, np.bool_)
+    if rings.shape[0]:
+        on = _on_rings(pts, c, rings, own, band, align) & valid
+        for m in range(M):
+            arcs[m] = on[m].sum() > ring_share * valid[m].sum()
+        valid &= ~on
+    x, rms, tw = _fit_circles(pts, valid, c, r, iters)
+    used = tw > 0.5
+    n, n_strong, n_free = np.empty(M, np.int64), np.empty(M, np.int64), np.empty(M, np.int64)
+    for m in range(M):
+        n[m], n_strong[m], n_free[m] = used[m].sum(), (used[m] & (strength[m] >= strong)).sum(), free[m].sum()
+    return x[:, :2].copy(), x[:, 2].copy(), rms, n, n_strong, n_free, arcs
+
+
+def outline_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, radius_px: float, unlike, cloth: np.ndarray,
                  rings: np.ndarray = np.zeros((0, 3))):
     """Circles fitted to the outline points at the strongest colour step about candidate centres
     c (M, 2) [px] in a BGR uint8 image, smoothed by SMOOTH_SIGMA where the search lines run
-    (``vision.steps.SmoothedNear``): SEARCH_WIDTHS passes, each a robust circle fit
+    (``vision.steps.SmoothedNear``; ``image`` may be one, shared: ``_smoothed``): SEARCH_WIDTHS passes, each a robust circle fit
     to the steps of at least MIN_STEP (the first pass) or WEAK_STEP (the narrower ones). Steps
     along the cloth's colour (unit BGR direction ``cloth``: shadows, lighting, a halo) weigh
     SHADE_WEIGHT of a change of colour. After each pass a fit stays a candidate with at least
@@ -869,27 +940,20 @@ def outline_fits(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
     centres (``on_rings``) are left out of the fit, and a fit with more than RING_SHARE of its points
     there is no candidate (a circle on halo rings' arcs, or a ball's fit pulled onto them: another
     candidate of the ball can then stay)."""
-    dirs = ray_directions()
     r_lo, r_hi = (1 - RADIUS_TOLERANCE) * radius_px, (1 + RADIUS_TOLERANCE) * radius_px
     idx = np.arange(c.shape[0])
-    smooth = SmoothedNear(image, SMOOTH_SIGMA)
-    start = c.copy()
+    smooth = _smoothed(image)
+    unit = np.asarray(cloth, np.float64) / np.linalg.norm(cloth)
+    rings = np.ascontiguousarray(rings, np.float64).reshape(-1, 3)
+    start = c = np.ascontiguousarray(c, np.float64)
     r = np.full(c.shape[0], radius_px)
     for i, half_width in enumerate(SEARCH_WIDTHS):
-        pts, strength = step_points(smooth.about(c, r.max(initial=0.0) + half_width), c, r, half_width, cloth,
-                                    SHADE_WEIGHT)
-        circle = c[:, None, :] + r[:, None, None] * dirs[None]
-        free = ~near_neighbours(circle, c, r, 1.0, dirs[None])
-        valid = (strength >= (WEAK_STEP if i else MIN_STEP)) & free
-        arcs = np.zeros(c.shape[0], bool)
-        if i:                             # (the first pass's circles may still be off their balls)
-            on = on_rings(pts, c, rings, radius_px) & valid
-            arcs = on.sum(axis=1) > RING_SHARE * valid.sum(axis=1)   # a fit on halo rings' arcs: no ball
-            valid &= ~on                  # a ball's fit: its own outline, without the arcs across it
-        c, r, rms, tw = fit_circles(pts, valid, c, r)
-        n = (tw > 0.5).sum(axis=1)
-        n_strong = ((tw > 0.5) & (strength >= MIN_STEP)).sum(axis=1)
-        n_free = free.sum(axis=1)
+        # (from the second pass, no point on a halo ring's arc: the first pass's circles may still be off their
+        # balls; a fit on those arcs is no ball, a ball's fit takes its own outline without the arcs across it)
+        c, r, rms, n, n_strong, n_free, arcs = _search_pass(
+            smooth.about(c, r.max(initial=0.0) + half_width), c, r, ray_directions(), _offsets(half_width), unit,
+            1.0 - SHADE_WEIGHT ** 2, WEAK_STEP if i else MIN_STEP, MIN_STEP, rings if i else rings[:0],
+            OWN_RING * radius_px, RING_BAND * radius_px, RING_ALIGN, RING_SHARE, CIRCLE_ITERS)
         alive = (n >= MIN_ALIVE) & (np.linalg.norm(c - start, axis=1) < radius_px) & ~arcs
         share = np.ones(c.shape[0])
         judged = alive if i else alive & _contested(c, alive, radius_px)
