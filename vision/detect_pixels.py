@@ -70,7 +70,7 @@ import numpy as np
 
 from planner.jit import njit
 from vision.balls import LINEAR_LUT
-from vision.candidates import candidates, distinct, known_sums
+from vision.candidates import _apart, candidates, distinct, known_sums
 from vision.cloth import (
     CLOTH,
     FOREGROUND,
@@ -376,10 +376,19 @@ def ball_share(image: np.ndarray, model, c: np.ndarray, r: np.ndarray, rim: np.n
     least JAW_FULL unlike cloth (its fit takes in the liner's edge), the share of its samples off the rim
     when that is more, over at least JAW_SEEN of all its samples (a black ball in a pocket's mouth: most
     of it in the rim, where its outline against the hole is not seen). A NaN RMS (no fit): neither."""
-    unlike, seen = unlike_shares(image, model, c, r, rim).T
-    own = unlike / np.maximum(seen, JAW_SEEN)
-    jaw = (rms < ROUND_RMS) | ((rms < RMS_MAX) & (unlike >= JAW_FULL * seen))
-    return np.where(jaw, np.maximum(unlike, own), unlike)
+    return _jaw_share(unlike_shares(image, model, c, r, rim), np.asarray(rms, np.float64))
+
+
+@njit(cache=True)
+def _jaw_share(shares, rms):
+    """``ball_share`` of the shares (M, 2) unlike cloth and seen (off the rim) and the RMS (M,) [px] (numba:
+    its eight numpy steps cost more, five calls a frame)."""
+    out = np.empty(shares.shape[0])
+    for m in range(shares.shape[0]):
+        unlike, seen = shares[m, 0], shares[m, 1]
+        jaw = rms[m] < ROUND_RMS or (rms[m] < RMS_MAX and unlike >= JAW_FULL * seen)
+        out[m] = max(unlike, unlike / max(seen, JAW_SEEN)) if jaw else unlike
+    return out
 
 
 def _with_limb_fits(image: np.ndarray, model, cand: np.ndarray, fits: tuple, radius_px: float,
@@ -575,7 +584,7 @@ def on_straight_edges(image: np.ndarray | SmoothedNear, hole: np.ndarray, c: np.
         return out
     half_width = SEARCH_WIDTHS[-1]
     ca, ra = c[at], r[at]
-    pts, strength = step_points(_smoothed(image).about(ca, ra.max() + half_width), ca, ra,
+    pts, strength = step_points(_smoothed(image).about(ca, ra + half_width), ca, ra,
                                 half_width, cloth, SHADE_WEIGHT)
     tw = fit_circles(pts, strength >= WEAK_STEP, ca, ra)[3] > 0.5
     for k, i in enumerate(at):
@@ -832,11 +841,54 @@ def lit_fits(fits: tuple, spare: tuple, image: np.ndarray, hole: np.ndarray, mod
     return tuple(np.concatenate([a, b[k]]) for a, b in zip(fits, spare))
 
 
-def _contested(c: np.ndarray, alive: np.ndarray, radius: float) -> np.ndarray:
-    """(M,) bool: which of the centres c (M, 2) [px] lie within ``radius`` [px] of another centre where
-    ``alive`` (M,) bool (the fits a choice between overlapping fits weighs)."""
-    near = (np.linalg.norm(c[:, None] - c[alive][None], axis=-1) < radius).sum(axis=1)
-    return near > alive                   # (an alive centre is near itself)
+@njit(cache=True)
+def _alive(c, start, n, arcs, min_alive, radius, first):
+    """((M,) bool the fits (centres c (M, 2) [px], points n (M,), ``arcs`` (M,) bool: on halo rings' arcs, no
+    ball) that stay candidates after a pass of ``outline_fits``: at least min_alive points, on no arcs, within
+    ``radius`` [px] of where they started (start (M, 2) [px]); (M,) bool those of them whose inside is judged
+    (after the ``first`` pass only those within ``radius`` of another fit still a candidate: the fits a
+    choice between overlapping fits weighs))."""
+    M = c.shape[0]
+    alive = np.empty(M, np.bool_)
+    for m in range(M):
+        dx, dy = c[m, 0] - start[m, 0], c[m, 1] - start[m, 1]
+        alive[m] = n[m] >= min_alive and math.sqrt(dx * dx + dy * dy) < radius and not arcs[m]
+    judged = alive.copy()
+    if first:
+        for m in range(M):
+            near = 0
+            for j in range(M):
+                dx, dy = c[m, 0] - c[j, 0], c[m, 1] - c[j, 1]
+                near += alive[j] and math.sqrt(dx * dx + dy * dy) < radius
+            judged[m] = alive[m] and near > 1                # (an alive centre is near itself)
+    return alive, judged
+
+
+@njit(cache=True)
+def _choose(c, r, rms, n, n_free, share, alive, first, radius, r_lo, r_hi):
+    """The choice at the end of a pass of ``outline_fits`` among its fits (centres c (M, 2), radii r (M,), RMS
+    rms (M,) [px], points n (M,), free lines n_free (M,), ``share`` (M,) of the inside unlike cloth, ``alive``
+    (M,) bool, ``first`` pass or not; radius, r_lo, r_hi [px]): after the first pass a candidate's share is
+    at least UNLIKE_SHARE (ROUND_SHARE below ROUND_RMS); of those within ``radius`` of each other, the one of
+    a ball's size (r_lo to r_hi; a halo ring is not), then the most outline points (first pass) or most of
+    its free lines with a point (later: a ball among balls has few), each times its share (``distinct``).
+    Returns (the indices kept (K,), sorted; (M,) bool of a ball's size, (M,) support: points times the share,
+    (M,) the next pass's radii: a fit too big for a ball (a halo ring) held at r_hi, so it claims no
+    neighbour's edges, one too small (a number disc's edge on a ball of the cloth's colour) started again at
+    ``radius``, so the next, narrower band lies on the outline)."""
+    M = c.shape[0]
+    sized = (r > r_lo) & (r < r_hi)
+    support = n * share
+    score = np.empty(M)
+    for m in range(M):
+        if not first:
+            alive[m] = alive[m] and share[m] >= (ROUND_SHARE if rms[m] < ROUND_RMS else UNLIKE_SHARE)
+        found = n[m] / max(n_free[m], 1) if not first else n[m]
+        score[m] = found * share[m] + (N_RAYS if sized[m] else 0)
+    cand = np.flatnonzero(alive)
+    kept = _apart(c[cand], np.argsort(-score[cand], kind="mergesort"), radius * radius)
+    r_next = np.where(r < r_lo, radius, np.minimum(r, r_hi))
+    return cand[kept], sized, support, r_next
 
 
 def _pulled_together(c: np.ndarray, start: np.ndarray, support: np.ndarray, taken: np.ndarray,
@@ -951,28 +1003,15 @@ def outline_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, radius_px: flo
         # (from the second pass, no point on a halo ring's arc: the first pass's circles may still be off their
         # balls; a fit on those arcs is no ball, a ball's fit takes its own outline without the arcs across it)
         c, r, rms, n, n_strong, n_free, arcs = _search_pass(
-            smooth.about(c, r.max(initial=0.0) + half_width), c, r, ray_directions(), _offsets(half_width), unit,
+            smooth.about(c, r + half_width), c, r, ray_directions(), _offsets(half_width), unit,
             1.0 - SHADE_WEIGHT ** 2, WEAK_STEP if i else MIN_STEP, MIN_STEP, rings if i else rings[:0],
             OWN_RING * radius_px, RING_BAND * radius_px, RING_ALIGN, RING_SHARE, CIRCLE_ITERS)
-        alive = (n >= MIN_ALIVE) & (np.linalg.norm(c - start, axis=1) < radius_px) & ~arcs
+        alive, judged = _alive(c, start, n, arcs, MIN_ALIVE, radius_px, i == 0)
         share = np.ones(c.shape[0])
-        judged = alive if i else alive & _contested(c, alive, radius_px)
         share[judged] = unlike(c[judged], np.clip(r[judged], r_lo, r_hi), rms[judged])
-        if i:                             # (the first pass's circles may still be off their balls: no limit)
-            alive[alive] = share[alive] >= np.where(rms[alive] < ROUND_RMS, ROUND_SHARE, UNLIKE_SHARE)
-        sized = (r > r_lo) & (r < r_hi)   # a fit of a ball's size before one that is not (a halo ring)
-        support = n * share               # outline points, times the share of the inside that is ball
-        # of overlapping fits: the first pass's most outline points, the later passes' most of their free
-        # lines (a ball among balls has few), each times the share of the inside that is ball
-        found = n / np.maximum(n_free, 1) if i else n
-        keep = distinct(c[alive], (found * share + sized * N_RAYS)[alive], radius_px)
-        keep = np.flatnonzero(alive)[keep]
-        idx, c, r, rms, n, start, sized = idx[keep], c[keep], r[keep], rms[keep], n[keep], start[keep], sized[keep]
+        keep, sized, support, r_next = _choose(c, r, rms, n, n_free, share, alive, i == 0, radius_px, r_lo, r_hi)
+        idx, c, r, rms, n, start, sized = idx[keep], c[keep], r_next[keep], rms[keep], n[keep], start[keep], sized[keep]
         n_strong, support, n_free = n_strong[keep], support[keep], n_free[keep]
-        # a fit too big for a ball (a halo ring) is held at the largest ball size, so it claims no
-        # neighbour's edges; one too small (a number disc's edge on a ball of the cloth's colour)
-        # starts again at the ball's size, so the next, narrower band lies on the outline
-        r = np.where(r < r_lo, radius_px, np.minimum(r, r_hi))
     # a ball hemmed in by balls (a rack's inner ball) shows its outline only between them: most of its free lines
     def enough(k):
         return (k >= MIN_POINTS) | ((k >= MIN_ALIVE) & (k >= HEMMED_SHARE * n_free))
