@@ -35,7 +35,7 @@ in the image instead (the reason for each is in docs/vision.md):
    the narrower passes about a fitted circle take weaker steps (WEAK_STEP: the low-contrast
    outline of a ball of the cloth's hue, a green ball on green cloth); on a frame with halo rings
    the rings are found as circles (``vision.halo_rings.line_rings``) and, from the second pass,
-   the points on their arcs about other centres are left out (``on_rings``) and a fit mostly on
+   the points on their arcs about other centres are left out (``_on_rings``) and a fit mostly on
    them is dropped;
 6. acceptance: enough consistent outline points (or, for a ball hemmed in by balls, most of
    the search lines they left it: HEMMED_SHARE), a small residual (smaller, WEAK_RMS, when fewer
@@ -381,8 +381,8 @@ def ball_share(image: np.ndarray, model, c: np.ndarray, r: np.ndarray, rim: np.n
 
 @njit(cache=True)
 def _jaw_share(shares, rms):
-    """``ball_share`` of the shares (M, 2) unlike cloth and seen (off the rim) and the RMS (M,) [px] (numba:
-    its eight numpy steps cost more, five calls a frame)."""
+    """``ball_share`` of the shares (M, 2) unlike cloth and seen (off the rim) and the RMS (M,) [px] (numba, not
+    eight numpy steps: five calls a frame)."""
     out = np.empty(shares.shape[0])
     for m in range(shares.shape[0]):
         unlike, seen = shares[m, 0], shares[m, 1]
@@ -556,7 +556,7 @@ def lit_by_lamps(image: np.ndarray, hole: np.ndarray, model, c: np.ndarray, r: n
 
 def at_pocket(hole: np.ndarray, c: np.ndarray, radius_px: float) -> np.ndarray:
     """(M,) bool: which full-resolution centres c (M, 2) [px] lie within AT_POCKET radii ``radius_px`` of a pixel
-    of the half-resolution ``hole`` mask (h, w) bool (one kernel call: one a centre cost 0.1 ms a real frame)."""
+    of the half-resolution ``hole`` mask (h, w) bool (one kernel call, not one a centre)."""
     return _in_discs(hole, np.ascontiguousarray(c, np.float64).reshape(-1, 2), AT_POCKET * radius_px / 2)
 
 
@@ -783,20 +783,13 @@ def _model_grids(hh: int, hw: int) -> tuple:
     return out
 
 
-def on_rings(pts: np.ndarray, c: np.ndarray, rings: np.ndarray, radius_px: float) -> np.ndarray:
-    """(M, N) whether outline points pts (M, N, 2) [px] found about centres c (M, 2) lie on an arc of a
-    halo ring (K, 3: centre u, v, radius [px]) about another centre (more than OWN_RING radii
-    ``radius_px`` from theirs): within RING_BAND radii of its circle, and with the ring running along
-    their own circle there (its radius through the point within acos RING_ALIGN of their search line's
-    direction; a ring that crosses a ball's outline crosses it steeply)."""
-    return _on_rings(np.ascontiguousarray(pts, np.float64), np.ascontiguousarray(c, np.float64),
-                     np.ascontiguousarray(rings, np.float64).reshape(-1, 3), OWN_RING * radius_px,
-                     RING_BAND * radius_px, RING_ALIGN)
-
-
 @njit(cache=True)
 def _on_rings(pts, c, rings, own, band, align):
-    """``on_rings`` (numba): own, band [px] and align (a cosine) as there."""
+    """(M, N) whether outline points pts (M, N, 2) [px] found about centres c (M, 2) lie on an arc of a
+    halo ring (K, 3: centre u, v, radius [px]) about another centre (more than ``own`` [px], OWN_RING radii,
+    from theirs): within ``band`` [px] (RING_BAND radii) of its circle, and with the ring running along
+    their own circle there (its radius through the point within acos ``align`` (RING_ALIGN) of their search
+    line's direction; a ring that crosses a ball's outline crosses it steeply)."""
     M, N = pts.shape[0], pts.shape[1]
     out = np.zeros((M, N), np.bool_)
     for m in range(M):
@@ -928,7 +921,8 @@ def _offsets(half_width: float) -> np.ndarray:
 def _search_pass(smooth, c, r, dirs, off, cloth, shade, min_step, strong, rings, own, band, align, ring_share,
                  iters):
     """One pass of ``outline_fits`` about the circles c (M, 2), r (M,) [px] in the smoothed BGR uint8 image
-    (h, w, 3), in one kernel (its dozen numpy steps cost more than the pass's own work): the strongest
+    (h, w, 3), in one kernel (with the rest of the pass in numpy, glue took 0.6-1 ms of a real projected-text
+    frame's 3 ms outline search): the strongest
     colour step (``vision.steps._step_points``: sample offsets ``off`` (K,) [px] along the ray directions
     dirs (N, 2), the unit cloth colour ``cloth`` (3,), ``shade`` its differences' weight off) on each search
     line whose point 1 px beyond the circle lies inside no other circle (free), taken where its strength
@@ -989,7 +983,7 @@ def outline_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, radius_px: flo
     circle on a projector's halo ring beside a ball) the one with more points (both where their
     candidates lay nearly two radii apart, ``_pulled_together``). From the second pass,
     outline points on the arcs of ``rings`` (K, 3: centre u, v, radius [px], default none) about other
-    centres (``on_rings``) are left out of the fit, and a fit with more than RING_SHARE of its points
+    centres (``_on_rings``) are left out of the fit, and a fit with more than RING_SHARE of its points
     there is no candidate (a circle on halo rings' arcs, or a ball's fit pulled onto them: another
     candidate of the ball can then stay)."""
     r_lo, r_hi = (1 - RADIUS_TOLERANCE) * radius_px, (1 + RADIUS_TOLERANCE) * radius_px

@@ -14,7 +14,7 @@ from vision.camera import (
     silhouette_circles,
     table_to_pixels,
 )
-from vision.candidates import _box_count, _peaks, fill_at, judged_fg, known_sums
+from vision.candidates import _box_count, _peaks, distinct, fill_at, judged_fg, known_sums
 from vision.cloth import (
     CHROMA_TAN,
     LIGHT_COARSE,
@@ -52,7 +52,18 @@ from vision.detect import (
     small_median,
     used_rays,
 )
-from vision.detect_pixels import _any_in_disc, _halved, _offsets, _search_pass, at_pocket, on_circle, on_rings
+from vision.detect_pixels import (
+    _alive,
+    _any_in_disc,
+    _choose,
+    _halved,
+    _jaw_share,
+    _offsets,
+    _on_rings,
+    _search_pass,
+    at_pocket,
+    on_circle,
+)
 from vision.edges import HALF_COLOUR_ROWS, HALF_COLOUR_STEP, block_contrast, half_colour
 from vision.fits import CIRCLE_ITERS, WELL_POSED, _gauss_newton_step, _robust_scale, _solve_normal3, fit_circles
 from vision.halo_rings import (
@@ -924,7 +935,7 @@ def test_at_pocket_equals_the_disc_test_of_each_centre():
 def test_search_pass_equals_the_numpy_steps_of_a_pass():
     """One pass of ``outline_fits`` in one kernel (``_search_pass``) equals, to the bit, the steps it replaced:
     ``step_points``, the free lines (``near_neighbours`` 1 px out), the points of at least the least step off
-    the rings' arcs (``on_rings``), ``fit_circles`` and the counts; overlapping circles, lines off the image,
+    the rings' arcs (``_on_rings``), ``fit_circles`` and the counts; overlapping circles, lines off the image,
     with and without rings, and a single circle."""
     from vision.detect_pixels import OWN_RING, RING_ALIGN, RING_BAND, RING_SHARE, SHADE_WEIGHT
     rng = np.random.default_rng(16)
@@ -939,13 +950,60 @@ def test_search_pass_equals_the_numpy_steps_of_a_pass():
         pts, strength = step_points(image, c, r, hw, cloth, SHADE_WEIGHT)
         free = ~near_neighbours(c[:, None, :] + r[:, None, None] * dirs[None], c, r, 1.0, dirs[None])
         valid = (strength >= 5.0) & free
-        on = on_rings(pts, c, rings, radius) & valid
+        on = _on_rings(pts, c, rings, OWN_RING * radius, RING_BAND * radius, RING_ALIGN) & valid
         arcs = on.sum(axis=1) > RING_SHARE * valid.sum(axis=1)
         fc, fr, rms, tw = fit_circles(pts, valid & ~on, c, r)
         want = (fc, fr, rms, (tw > 0.5).sum(axis=1), ((tw > 0.5) & (strength >= 8.0)).sum(axis=1), free.sum(axis=1),
                 arcs)
         for a, b in zip(got, want):
             np.testing.assert_array_equal(a, b)
+
+
+def test_pass_choice_equals_the_numpy_steps():
+    """The end of an ``outline_fits`` pass in kernels (``_alive``, ``_choose``) equals the numpy steps they
+    replaced, to the bit: the fits alive (points, moved less than a radius, on no arcs), those judged (the
+    first pass: only those near another alive one), the share limit after the first pass, and the fits kept
+    by ``distinct`` of the sized-first scores; clustered centres with ties in the scores."""
+    from vision.detect_pixels import MIN_ALIVE, ROUND_RMS, ROUND_SHARE, UNLIKE_SHARE
+    rng = np.random.default_rng(17)
+    radius, r_lo, r_hi = 10.0, 7.0, 13.0
+    for trial in range(60):
+        m, first = int(rng.integers(0, 25)), bool(trial % 2)
+        c = rng.uniform(0, 60, (m, 2))
+        start = c + rng.normal(0, 6, (m, 2))
+        n, n_free = rng.integers(0, 49, m), rng.integers(0, 49, m)
+        arcs = rng.random(m) < 0.1
+        r, rms = rng.uniform(5, 15, m), rng.uniform(0, 1.5, m)
+        share = np.round(rng.uniform(0, 1, m), 1)
+        alive, judged = _alive(c, start, n, arcs, MIN_ALIVE, radius, first)
+        want = (n >= MIN_ALIVE) & (np.linalg.norm(c - start, axis=1) < radius) & ~arcs
+        near = (np.linalg.norm(c[:, None] - c[want][None], axis=-1) < radius).sum(axis=1)
+        np.testing.assert_array_equal(alive, want)
+        np.testing.assert_array_equal(judged, want & (near > want) if first else want)
+        keep, sized, support, r_next = _choose(c, r, rms, n, n_free, share, alive.copy(), first, radius, r_lo, r_hi)
+        if not first:
+            want[want] = share[want] >= np.where(rms[want] < ROUND_RMS, ROUND_SHARE, UNLIKE_SHARE)
+        found = n if first else n / np.maximum(n_free, 1)
+        want_sized = (r > r_lo) & (r < r_hi)
+        score = found * share + want_sized * N_RAYS
+        np.testing.assert_array_equal(keep, np.flatnonzero(want)[distinct(c[want], score[want], radius)])
+        np.testing.assert_array_equal(sized, want_sized)
+        np.testing.assert_array_equal(support, n * share)
+        np.testing.assert_array_equal(r_next, np.where(r < r_lo, radius, np.minimum(r, r_hi)))
+
+
+def test_jaw_share_equals_the_numpy_expression():
+    """``ball_share``'s tail in a kernel (``_jaw_share``) equals the numpy expression it replaced: the share off
+    the rim where that is more, for a very round fit or one below RMS_MAX all but unlike cloth off the rim;
+    NaN RMS (no fit): neither."""
+    from vision.detect_pixels import JAW_FULL, JAW_SEEN, RMS_MAX, ROUND_RMS
+    rng = np.random.default_rng(18)
+    seen = np.round(rng.uniform(0, 1, 400), 2)
+    unlike = np.round(seen * rng.uniform(0, 1, 400), 2)
+    rms = np.where(rng.random(400) < 0.1, np.nan, rng.uniform(0, 2, 400))
+    jaw = (rms < ROUND_RMS) | ((rms < RMS_MAX) & (unlike >= JAW_FULL * seen))
+    want = np.where(jaw, np.maximum(unlike, unlike / np.maximum(seen, JAW_SEEN)), unlike)
+    np.testing.assert_array_equal(_jaw_share(np.stack([unlike, seen], axis=1), rms), want)
 
 
 def test_on_circle_equals_the_numpy_samples():
