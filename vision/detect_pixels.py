@@ -35,7 +35,7 @@ in the image instead (the reason for each is in docs/vision.md):
    the narrower passes about a fitted circle take weaker steps (WEAK_STEP: the low-contrast
    outline of a ball of the cloth's hue, a green ball on green cloth); on a frame with halo rings
    the rings are found as circles (``vision.halo_rings.line_rings``) and, from the second pass,
-   the points on their arcs about other centres are left out (``on_rings``) and a fit mostly on
+   the points on their arcs about other centres are left out (``_on_rings``) and a fit mostly on
    them is dropped; a fit smaller than a ball and white inside (a stripe's cap, a number disc) is
    fitted again to the steps outside it (``_outside_markings``);
 6. acceptance: enough consistent outline points (or, for a ball hemmed in by balls, most of
@@ -73,7 +73,7 @@ import numpy as np
 
 from planner.jit import njit
 from vision.balls import LINEAR_LUT
-from vision.candidates import candidates, distinct, known_sums
+from vision.candidates import _apart, candidates, distinct, known_sums
 from vision.cloth import (
     CLOTH,
     FOREGROUND,
@@ -103,19 +103,20 @@ from vision.detect import (
     SHAPE_GAP,
     Detections,
     _empty,
+    _inside_others,
     local_cloth,
     near_neighbours,
     near_points,
     place_by_contacts,
 )
 from vision.detect import SEARCH_WIDTHS as LIMB_WIDTHS
-from vision.fits import CIRCLE_ITERS, fit_circles
+from vision.fits import CIRCLE_ITERS, _fit_circles, fit_circles
 from vision.halo_rings import line_rings
 from vision.intruders import clear_of_intruders, reach_in_band
 from vision.jaws import JAW_NEAR, jaw_candidates
 from vision.limbs import limb_circles
 from vision.play_area import area_mask, area_polygon, cloth_region, within_pockets
-from vision.steps import N_RAYS, SmoothedNear, ray_directions, step_points
+from vision.steps import N_RAYS, STEP, SmoothedNear, _step_points, ray_directions, step_points
 from vision.thin_lines import remove_thin_lines
 
 SEARCH_WIDTHS = (6.0, 3.0, 2.0)   # px either side of the circle, per pass
@@ -282,10 +283,11 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     rings = line_rings(lined, cand, r_half) * 2.0 + [0.5, 0.5, 0.0] if ringed else np.zeros((0, 3))
     def unlike(c, r, rms):                   # the share of each circle's inside unlike cloth
         return ball_share(image, model, c, r, rim, rms)
-    (idx, c, r, rms, n), spare = _ringed_fits(clean, c, fill, float(radius_px), unlike, model.chroma, rings,
+    smooth = SmoothedNear(clean, SMOOTH_SIGMA)               # (one for every search of the frame: each square once)
+    (idx, c, r, rms, n), spare = _ringed_fits(smooth, c, fill, float(radius_px), unlike, model.chroma, rings,
                                               ringed and not model.lit[0] < 0)
     c, r, rms, n = _outside_markings(clean, (c, r, rms, n), float(radius_px), model)
-    idx, c, r, rms, n = _with_jaw_fits(clean, 2 * jaw + 0.5, cand.shape[0], (idx, c, r, rms, n), float(radius_px),
+    idx, c, r, rms, n = _with_jaw_fits(smooth, 2 * jaw + 0.5, cand.shape[0], (idx, c, r, rms, n), float(radius_px),
                                        unlike, model.chroma, rings)
     fill = np.concatenate([fill, jaw_fill])
     idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim, ringed)
@@ -296,7 +298,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     # a ball dropped for overlapping such a fit is taken again
     idx, c, r, rms, n = lit_fits((idx, c, r, rms, n), spare, image, hole, model, float(radius_px))
     # a fit at a pocket whose outline is mostly one straight line: the rail's edge meeting the pocket's rim
-    keep = ~on_straight_edges(clean, hole, c, r, model.chroma, float(radius_px))
+    keep = ~on_straight_edges(smooth, hole, c, r, model.chroma, float(radius_px))
     # a fit reaching well over a side that is part cloth: a circle riding the rail's edge, no ball
     keep &= ~over_the_rails(inside, c, r, rms, float(radius_px), unlike)
     idx, c, r, rms, n = idx[keep], c[keep], r[keep], rms[keep], n[keep]
@@ -308,7 +310,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
                                        (c - 0.5) / 2, r / 2, n / N_RAYS, rms))
 
 
-def _ringed_fits(image: np.ndarray, c: np.ndarray, fill: np.ndarray, radius_px: float, unlike, cloth: np.ndarray,
+def _ringed_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, fill: np.ndarray, radius_px: float, unlike, cloth: np.ndarray,
                  rings: np.ndarray, again: bool) -> tuple:
     """``outline_fits(image, c, radius_px, unlike, cloth, rings)`` about the candidates c (M, 2) [px] (idx
     into c), searched again where ``again`` (a frame with halo rings, not lit all over) and a ragged fit
@@ -354,7 +356,7 @@ def _halved(image):
     return out
 
 
-def _with_jaw_fits(image: np.ndarray, jaw: np.ndarray, offset: int, fits: tuple, radius_px: float, unlike,
+def _with_jaw_fits(image: np.ndarray | SmoothedNear, jaw: np.ndarray, offset: int, fits: tuple, radius_px: float, unlike,
                    cloth: np.ndarray, rings: np.ndarray) -> tuple:
     """``fits`` (``outline_fits``' idx, centres, radii, RMS, points) with the balls about the jaw candidates
     jaw (M, 2) [px] (``jaw_candidates``, outside the play area): ``outline_fits`` (the same ``unlike``,
@@ -390,10 +392,19 @@ def ball_share(image: np.ndarray, model, c: np.ndarray, r: np.ndarray, rim: np.n
     least JAW_FULL unlike cloth (its fit takes in the liner's edge), the share of its samples off the rim
     when that is more, over at least JAW_SEEN of all its samples (a black ball in a pocket's mouth: most
     of it in the rim, where its outline against the hole is not seen). A NaN RMS (no fit): neither."""
-    unlike, seen = unlike_shares(image, model, c, r, rim).T
-    own = unlike / np.maximum(seen, JAW_SEEN)
-    jaw = (rms < ROUND_RMS) | ((rms < RMS_MAX) & (unlike >= JAW_FULL * seen))
-    return np.where(jaw, np.maximum(unlike, own), unlike)
+    return _jaw_share(unlike_shares(image, model, c, r, rim), np.asarray(rms, np.float64))
+
+
+@njit(cache=True)
+def _jaw_share(shares, rms):
+    """``ball_share`` of the shares (M, 2) unlike cloth and seen (off the rim) and the RMS (M,) [px] (numba, not
+    eight numpy steps: five calls a frame)."""
+    out = np.empty(shares.shape[0])
+    for m in range(shares.shape[0]):
+        unlike, seen = shares[m, 0], shares[m, 1]
+        jaw = rms[m] < ROUND_RMS or (rms[m] < RMS_MAX and unlike >= JAW_FULL * seen)
+        out[m] = max(unlike, unlike / max(seen, JAW_SEEN)) if jaw else unlike
+    return out
 
 
 def _with_limb_fits(image: np.ndarray, model, cand: np.ndarray, fits: tuple, radius_px: float,
@@ -693,27 +704,42 @@ def lit_by_lamps(image: np.ndarray, hole: np.ndarray, model, c: np.ndarray, r: n
     lit = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2)
     strongest, white = glints(image, c, r, c, r).T
     out = white >= WHITE_GLINT * lit * np.mean(model.chroma)
-    for i in np.flatnonzero(out & (strongest < GLINT * lit * np.max(model.chroma))):
-        out[i] = not _any_in_disc(hole, (c[i, 0] - 0.5) / 2, (c[i, 1] - 0.5) / 2, AT_POCKET * radius_px / 2)
+    weak = out & (strongest < GLINT * lit * np.max(model.chroma))
+    out[weak] = ~at_pocket(hole, c[weak], radius_px)
     return out
 
 
-def on_straight_edges(image: np.ndarray, hole: np.ndarray, c: np.ndarray, r: np.ndarray, cloth: np.ndarray,
+def at_pocket(hole: np.ndarray, c: np.ndarray, radius_px: float) -> np.ndarray:
+    """(M,) bool: which full-resolution centres c (M, 2) [px] lie within AT_POCKET radii ``radius_px`` of a pixel
+    of the half-resolution ``hole`` mask (h, w) bool (one kernel call, not one a centre)."""
+    return _in_discs(hole, np.ascontiguousarray(c, np.float64).reshape(-1, 2), AT_POCKET * radius_px / 2)
+
+
+@njit(cache=True)
+def _in_discs(mask, c, reach):
+    """``at_pocket`` (numba): ``_any_in_disc`` about each centre c (M, 2) [px] taken to the mask's half
+    resolution, reach [px] there."""
+    out = np.empty(c.shape[0], np.bool_)
+    for m in range(c.shape[0]):
+        out[m] = _any_in_disc(mask, (c[m, 0] - 0.5) / 2, (c[m, 1] - 0.5) / 2, reach)
+    return out
+
+
+def on_straight_edges(image: np.ndarray | SmoothedNear, hole: np.ndarray, c: np.ndarray, r: np.ndarray, cloth: np.ndarray,
                       radius_px: float) -> np.ndarray:
-    """(M,) bool: which circles (centres c (M, 2), radii r (M,) [px] in the BGR uint8 ``image``) with a centre
-    within AT_POCKET radii ``radius_px`` of the ``hole`` mask ((h/2, w/2) bool) have at least STRAIGHT_SHARE of
+    """(M,) bool: which circles (centres c (M, 2), radii r (M,) [px] in the BGR uint8 ``image``, or its
+    ``SmoothedNear``: ``_smoothed``) with a centre within AT_POCKET radii ``radius_px`` of the ``hole`` mask ((h/2, w/2) bool) have at least STRAIGHT_SHARE of
     their outline points (the narrowest pass of ``outline_fits`` about the circle, no neighbour's lines
     stopped; unit BGR ``cloth``) within EDGE_TOL of one straight line (``on_a_line``). A round outline
     puts at most N_RAYS * acos(1 - 2 * EDGE_TOL / r) / pi of its points there (6-7 of 48 for a ball), a
     straight edge most of them."""
     out = np.zeros(c.shape[0], bool)
-    at = [i for i in range(c.shape[0])
-          if _any_in_disc(hole, (c[i, 0] - 0.5) / 2, (c[i, 1] - 0.5) / 2, AT_POCKET * radius_px / 2)]
-    if not at:                            # (most fits)
+    at = np.flatnonzero(at_pocket(hole, c, radius_px))
+    if not at.size:                       # (most fits)
         return out
     half_width = SEARCH_WIDTHS[-1]
     ca, ra = c[at], r[at]
-    pts, strength = step_points(SmoothedNear(image, SMOOTH_SIGMA).about(ca, ra.max() + half_width), ca, ra,
+    pts, strength = step_points(_smoothed(image).about(ca, ra + half_width), ca, ra,
                                 half_width, cloth, SHADE_WEIGHT)
     tw = fit_circles(pts, strength >= WEAK_STEP, ca, ra)[3] > 0.5
     for k, i in enumerate(at):
@@ -912,20 +938,13 @@ def _model_grids(hh: int, hw: int) -> tuple:
     return out
 
 
-def on_rings(pts: np.ndarray, c: np.ndarray, rings: np.ndarray, radius_px: float) -> np.ndarray:
-    """(M, N) whether outline points pts (M, N, 2) [px] found about centres c (M, 2) lie on an arc of a
-    halo ring (K, 3: centre u, v, radius [px]) about another centre (more than OWN_RING radii
-    ``radius_px`` from theirs): within RING_BAND radii of its circle, and with the ring running along
-    their own circle there (its radius through the point within acos RING_ALIGN of their search line's
-    direction; a ring that crosses a ball's outline crosses it steeply)."""
-    return _on_rings(np.ascontiguousarray(pts, np.float64), np.ascontiguousarray(c, np.float64),
-                     np.ascontiguousarray(rings, np.float64).reshape(-1, 3), OWN_RING * radius_px,
-                     RING_BAND * radius_px, RING_ALIGN)
-
-
 @njit(cache=True)
 def _on_rings(pts, c, rings, own, band, align):
-    """``on_rings`` (numba): own, band [px] and align (a cosine) as there."""
+    """(M, N) whether outline points pts (M, N, 2) [px] found about centres c (M, 2) lie on an arc of a
+    halo ring (K, 3: centre u, v, radius [px]) about another centre (more than ``own`` [px], OWN_RING radii,
+    from theirs): within ``band`` [px] (RING_BAND radii) of its circle, and with the ring running along
+    their own circle there (its radius through the point within acos ``align`` (RING_ALIGN) of their search
+    line's direction; a ring that crosses a ball's outline crosses it steeply)."""
     M, N = pts.shape[0], pts.shape[1]
     out = np.zeros((M, N), np.bool_)
     for m in range(M):
@@ -970,11 +989,54 @@ def lit_fits(fits: tuple, spare: tuple, image: np.ndarray, hole: np.ndarray, mod
     return tuple(np.concatenate([a, b[k]]) for a, b in zip(fits, spare))
 
 
-def _contested(c: np.ndarray, alive: np.ndarray, radius: float) -> np.ndarray:
-    """(M,) bool: which of the centres c (M, 2) [px] lie within ``radius`` [px] of another centre where
-    ``alive`` (M,) bool (the fits a choice between overlapping fits weighs)."""
-    near = (np.linalg.norm(c[:, None] - c[alive][None], axis=-1) < radius).sum(axis=1)
-    return near > alive                   # (an alive centre is near itself)
+@njit(cache=True)
+def _alive(c, start, n, arcs, min_alive, radius, first):
+    """((M,) bool the fits (centres c (M, 2) [px], points n (M,), ``arcs`` (M,) bool: on halo rings' arcs, no
+    ball) that stay candidates after a pass of ``outline_fits``: at least min_alive points, on no arcs, within
+    ``radius`` [px] of where they started (start (M, 2) [px]); (M,) bool those of them whose inside is judged
+    (after the ``first`` pass only those within ``radius`` of another fit still a candidate: the fits a
+    choice between overlapping fits weighs))."""
+    M = c.shape[0]
+    alive = np.empty(M, np.bool_)
+    for m in range(M):
+        dx, dy = c[m, 0] - start[m, 0], c[m, 1] - start[m, 1]
+        alive[m] = n[m] >= min_alive and math.sqrt(dx * dx + dy * dy) < radius and not arcs[m]
+    judged = alive.copy()
+    if first:
+        for m in range(M):
+            near = 0
+            for j in range(M):
+                dx, dy = c[m, 0] - c[j, 0], c[m, 1] - c[j, 1]
+                near += alive[j] and math.sqrt(dx * dx + dy * dy) < radius
+            judged[m] = alive[m] and near > 1                # (an alive centre is near itself)
+    return alive, judged
+
+
+@njit(cache=True)
+def _choose(c, r, rms, n, n_free, share, alive, first, radius, r_lo, r_hi):
+    """The choice at the end of a pass of ``outline_fits`` among its fits (centres c (M, 2), radii r (M,), RMS
+    rms (M,) [px], points n (M,), free lines n_free (M,), ``share`` (M,) of the inside unlike cloth, ``alive``
+    (M,) bool, ``first`` pass or not; radius, r_lo, r_hi [px]): after the first pass a candidate's share is
+    at least UNLIKE_SHARE (ROUND_SHARE below ROUND_RMS); of those within ``radius`` of each other, the one of
+    a ball's size (r_lo to r_hi; a halo ring is not), then the most outline points (first pass) or most of
+    its free lines with a point (later: a ball among balls has few), each times its share (``distinct``).
+    Returns (the indices kept (K,), sorted; (M,) bool of a ball's size, (M,) support: points times the share,
+    (M,) the next pass's radii: a fit too big for a ball (a halo ring) held at r_hi, so it claims no
+    neighbour's edges, one too small (a number disc's edge on a ball of the cloth's colour) started again at
+    ``radius``, so the next, narrower band lies on the outline)."""
+    M = c.shape[0]
+    sized = (r > r_lo) & (r < r_hi)
+    support = n * share
+    score = np.empty(M)
+    for m in range(M):
+        if not first:
+            alive[m] = alive[m] and share[m] >= (ROUND_SHARE if rms[m] < ROUND_RMS else UNLIKE_SHARE)
+        found = n[m] / max(n_free[m], 1) if not first else n[m]
+        score[m] = found * share[m] + (N_RAYS if sized[m] else 0)
+    cand = np.flatnonzero(alive)
+    kept = _apart(c[cand], np.argsort(-score[cand], kind="mergesort"), radius * radius)
+    r_next = np.where(r < r_lo, radius, np.minimum(r, r_hi))
+    return cand[kept], sized, support, r_next
 
 
 def _pulled_together(c: np.ndarray, start: np.ndarray, support: np.ndarray, taken: np.ndarray,
@@ -994,11 +1056,67 @@ def _pulled_together(c: np.ndarray, start: np.ndarray, support: np.ndarray, take
     return out
 
 
-def outline_fits(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, cloth: np.ndarray,
+def _smoothed(image) -> SmoothedNear:
+    """``image``, a BGR uint8 frame (h, w, 3) or its ``SmoothedNear`` by SMOOTH_SIGMA, as the latter: the searches of a
+    frame share one, each square smoothed once (a real ringed frame's second search and the straight-edge test
+    smoothed their squares again)."""
+    return image if isinstance(image, SmoothedNear) else SmoothedNear(image, SMOOTH_SIGMA)
+
+
+@functools.lru_cache(maxsize=8)
+def _offsets(half_width: float) -> np.ndarray:
+    """(K,) read-only: a search line's sample offsets [px] from its circle, STEP apart, half_width either side
+    (as ``vision.steps.steps_along`` takes them)."""
+    out = np.arange(-half_width, half_width + 1e-9, STEP)
+    out.setflags(write=False)
+    return out
+
+
+@njit(cache=True)
+def _search_pass(smooth, c, r, dirs, off, cloth, shade, min_step, strong, rings, own, band, align, ring_share,
+                 iters):
+    """One pass of ``outline_fits`` about the circles c (M, 2), r (M,) [px] in the smoothed BGR uint8 image
+    (h, w, 3), in one kernel (with the rest of the pass in numpy, glue took 0.6-1 ms of a real projected-text
+    frame's 3 ms outline search): the strongest
+    colour step (``vision.steps._step_points``: sample offsets ``off`` (K,) [px] along the ray directions
+    dirs (N, 2), the unit cloth colour ``cloth`` (3,), ``shade`` its differences' weight off) on each search
+    line whose point 1 px beyond the circle lies inside no other circle (free), taken where its strength
+    is at least min_step and it lies on no arc of the halo ``rings`` (J, 3) about other centres
+    (``_on_rings`` with own, band, align), and a robust circle fit (``_fit_circles``, iters steps) to those.
+    Returns (centres (M, 2), radii (M,), RMS (M,) [px], points used (M,), those of them that are steps of
+    at least ``strong`` (M,), free lines (M,), and (M,) bool: more than ring_share of its points on arcs)."""
+    M, N = c.shape[0], dirs.shape[0]
+    outline = np.empty((M, N, 2))
+    normals = np.empty((M, N, 2))
+    outer = np.empty((M, N, 2))
+    for m in range(M):
+        for k in range(N):
+            for j in range(2):
+                outline[m, k, j] = c[m, j] + r[m] * dirs[k, j]
+                normals[m, k, j] = dirs[k, j]
+                outer[m, k, j] = outline[m, k, j] + dirs[k, j]
+    pts, strength = _step_points(smooth, outline, normals, off, cloth, shade)
+    free = ~_inside_others(outer, c, r) if M >= 2 else np.ones((M, N), np.bool_)
+    valid = (strength >= min_step) & free
+    arcs = np.zeros(M, np.bool_)
+    if rings.shape[0]:
+        on = _on_rings(pts, c, rings, own, band, align) & valid
+        for m in range(M):
+            arcs[m] = on[m].sum() > ring_share * valid[m].sum()
+        valid &= ~on
+    x, rms, tw = _fit_circles(pts, valid, c, r, iters)
+    used = tw > 0.5
+    n, n_strong, n_free = np.empty(M, np.int64), np.empty(M, np.int64), np.empty(M, np.int64)
+    for m in range(M):
+        n[m], n_strong[m], n_free[m] = used[m].sum(), (used[m] & (strength[m] >= strong)).sum(), free[m].sum()
+    return x[:, :2].copy(), x[:, 2].copy(), rms, n, n_strong, n_free, arcs
+
+
+def outline_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, radius_px: float, unlike, cloth: np.ndarray,
                  rings: np.ndarray = np.zeros((0, 3))):
     """Circles fitted to the outline points at the strongest colour step about candidate centres
     c (M, 2) [px] in a BGR uint8 image, smoothed by SMOOTH_SIGMA where the search lines run
-    (``vision.steps.SmoothedNear``): SEARCH_WIDTHS passes, each a robust circle fit
+    (``vision.steps.SmoothedNear``; ``image`` may be one, shared: ``_smoothed``): SEARCH_WIDTHS passes, each a robust circle fit
     to the steps of at least MIN_STEP (the first pass) or WEAK_STEP (the narrower ones). Steps
     along the cloth's colour (unit BGR direction ``cloth``: shadows, lighting, a halo) weigh
     SHADE_WEIGHT of a change of colour. After each pass a fit stays a candidate with at least
@@ -1020,49 +1138,29 @@ def outline_fits(image: np.ndarray, c: np.ndarray, radius_px: float, unlike, clo
     circle on a projector's halo ring beside a ball) the one with more points (both where their
     candidates lay nearly two radii apart, ``_pulled_together``). From the second pass,
     outline points on the arcs of ``rings`` (K, 3: centre u, v, radius [px], default none) about other
-    centres (``on_rings``) are left out of the fit, and a fit with more than RING_SHARE of its points
+    centres (``_on_rings``) are left out of the fit, and a fit with more than RING_SHARE of its points
     there is no candidate (a circle on halo rings' arcs, or a ball's fit pulled onto them: another
     candidate of the ball can then stay)."""
-    dirs = ray_directions()
     r_lo, r_hi = (1 - RADIUS_TOLERANCE) * radius_px, (1 + RADIUS_TOLERANCE) * radius_px
     idx = np.arange(c.shape[0])
-    smooth = SmoothedNear(image, SMOOTH_SIGMA)
-    start = c.copy()
+    smooth = _smoothed(image)
+    unit = np.asarray(cloth, np.float64) / np.linalg.norm(cloth)
+    rings = np.ascontiguousarray(rings, np.float64).reshape(-1, 3)
+    start = c = np.ascontiguousarray(c, np.float64)
     r = np.full(c.shape[0], radius_px)
     for i, half_width in enumerate(SEARCH_WIDTHS):
-        pts, strength = step_points(smooth.about(c, r.max(initial=0.0) + half_width), c, r, half_width, cloth,
-                                    SHADE_WEIGHT)
-        circle = c[:, None, :] + r[:, None, None] * dirs[None]
-        free = ~near_neighbours(circle, c, r, 1.0, dirs[None])
-        valid = (strength >= (WEAK_STEP if i else MIN_STEP)) & free
-        arcs = np.zeros(c.shape[0], bool)
-        if i:                             # (the first pass's circles may still be off their balls)
-            on = on_rings(pts, c, rings, radius_px) & valid
-            arcs = on.sum(axis=1) > RING_SHARE * valid.sum(axis=1)   # a fit on halo rings' arcs: no ball
-            valid &= ~on                  # a ball's fit: its own outline, without the arcs across it
-        c, r, rms, tw = fit_circles(pts, valid, c, r)
-        n = (tw > 0.5).sum(axis=1)
-        n_strong = ((tw > 0.5) & (strength >= MIN_STEP)).sum(axis=1)
-        n_free = free.sum(axis=1)
-        alive = (n >= MIN_ALIVE) & (np.linalg.norm(c - start, axis=1) < radius_px) & ~arcs
+        # (from the second pass, no point on a halo ring's arc: the first pass's circles may still be off their
+        # balls; a fit on those arcs is no ball, a ball's fit takes its own outline without the arcs across it)
+        c, r, rms, n, n_strong, n_free, arcs = _search_pass(
+            smooth.about(c, r + half_width), c, r, ray_directions(), _offsets(half_width), unit,
+            1.0 - SHADE_WEIGHT ** 2, WEAK_STEP if i else MIN_STEP, MIN_STEP, rings if i else rings[:0],
+            OWN_RING * radius_px, RING_BAND * radius_px, RING_ALIGN, RING_SHARE, CIRCLE_ITERS)
+        alive, judged = _alive(c, start, n, arcs, MIN_ALIVE, radius_px, i == 0)
         share = np.ones(c.shape[0])
-        judged = alive if i else alive & _contested(c, alive, radius_px)
         share[judged] = unlike(c[judged], np.clip(r[judged], r_lo, r_hi), rms[judged])
-        if i:                             # (the first pass's circles may still be off their balls: no limit)
-            alive[alive] = share[alive] >= np.where(rms[alive] < ROUND_RMS, ROUND_SHARE, UNLIKE_SHARE)
-        sized = (r > r_lo) & (r < r_hi)   # a fit of a ball's size before one that is not (a halo ring)
-        support = n * share               # outline points, times the share of the inside that is ball
-        # of overlapping fits: the first pass's most outline points, the later passes' most of their free
-        # lines (a ball among balls has few), each times the share of the inside that is ball
-        found = n / np.maximum(n_free, 1) if i else n
-        keep = distinct(c[alive], (found * share + sized * N_RAYS)[alive], radius_px)
-        keep = np.flatnonzero(alive)[keep]
-        idx, c, r, rms, n, start, sized = idx[keep], c[keep], r[keep], rms[keep], n[keep], start[keep], sized[keep]
+        keep, sized, support, r_next = _choose(c, r, rms, n, n_free, share, alive, i == 0, radius_px, r_lo, r_hi)
+        idx, c, r, rms, n, start, sized = idx[keep], c[keep], r_next[keep], rms[keep], n[keep], start[keep], sized[keep]
         n_strong, support, n_free = n_strong[keep], support[keep], n_free[keep]
-        # a fit too big for a ball (a halo ring) is held at the largest ball size, so it claims no
-        # neighbour's edges; one too small (a number disc's edge on a ball of the cloth's colour)
-        # starts again at the ball's size, so the next, narrower band lies on the outline
-        r = np.where(r < r_lo, radius_px, np.minimum(r, r_hi))
     # a ball hemmed in by balls (a rack's inner ball) shows its outline only between them: most of its free lines
     def enough(k):
         return (k >= MIN_POINTS) | ((k >= MIN_ALIVE) & (k >= HEMMED_SHARE * n_free))

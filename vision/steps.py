@@ -127,8 +127,8 @@ def steps_along(image: np.ndarray, outline: np.ndarray, normals: np.ndarray, hal
 @njit(cache=True)
 def _new_squares(centres, reach, done, slack, h, w):
     """(K, 4) the squares (x0, y0, x1, y1) [px, ends exclusive] that ``SmoothedNear.about`` smooths for
-    centres (M, 2) [px, (u, v), inside the h x w image]: about each centre in turn whose square of ``reach``
-    (reaching 2 px further on the high sides), cut to the image, lies inside none of the squares ``done``
+    centres (M, 2) [px, (u, v), inside the h x w image]: about each centre in turn whose square of its ``reach``
+    (M,) [px] (reaching 2 px further on the high sides), cut to the image, lies inside none of the squares ``done``
     (J, 4) and none picked before it, that square ``slack`` px wider, cut to the image. (A square inside the
     union of others but no one of them is smoothed again, the same values: cheaper than a frame-sized mask
     of the pixels done, its zeroing, marking and scans, on real frames.)"""
@@ -136,8 +136,8 @@ def _new_squares(centres, reach, done, slack, h, w):
     k = 0
     for i in range(centres.shape[0]):
         u, v = centres[i, 0], centres[i, 1]
-        xa, xb = max(0, int(u - reach)), min(w, int(u + reach) + 2)
-        ya, yb = max(0, int(v - reach)), min(h, int(v + reach) + 2)
+        xa, xb = max(0, int(u - reach[i])), min(w, int(u + reach[i]) + 2)
+        ya, yb = max(0, int(v - reach[i])), min(h, int(v + reach[i]) + 2)
         if _inside_any(done, done.shape[0], xa, ya, xb, yb) or _inside_any(out, k, xa, ya, xb, yb):
             continue
         out[k, 0], out[k, 1] = max(0, xa - slack), max(0, ya - slack)
@@ -225,16 +225,17 @@ class SmoothedNear:
         self.squares = np.zeros((0, 4), np.int64)        # (x0, y0, x1, y1) [px]: the squares smoothed
         self.pad = int(math.ceil(4 * sigma)) + 1
 
-    def about(self, centres: np.ndarray, reach: float) -> np.ndarray:
+    def about(self, centres: np.ndarray, reach) -> np.ndarray:
         """(h, w, C) the smoothed image, smoothed now on every pixel that a bilinear sample within
-        ``reach`` px (a square) of each centre (M, 2) [px, (u, v)] reads. The squares' padded windows
+        ``reach`` px (a square; one for all, or (M,) one each) of each centre (M, 2) [px, (u, v)] reads. The squares' padded windows
         are smoothed side by side in one strip (cv2's cost per call and per short row is most of a
         small window's), a window cut by the image's edge filled out with the image's own border
         rule: each square's pixels read only their own window."""
         h, w = self.image.shape[:2]
         pad = self.pad
         # (a search line's samples are clipped to the image: a centre off it reads as one on its edge)
-        sq = _new_squares(np.clip(np.asarray(centres, np.float64), 0, (w - 1, h - 1)), float(reach), self.squares,
+        centres = np.clip(np.asarray(centres, np.float64), 0, (w - 1, h - 1))
+        sq = _new_squares(centres, np.broadcast_to(np.asarray(reach, np.float64), centres.shape[:1]), self.squares,
                           self.SLACK, h, w)
         if not sq.shape[0]:
             return self.out

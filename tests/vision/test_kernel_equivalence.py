@@ -16,7 +16,7 @@ from vision.camera import (
     silhouette_circles,
     table_to_pixels,
 )
-from vision.candidates import _box_count, _peaks, fill_at, judged_fg, known_sums
+from vision.candidates import _box_count, _peaks, distinct, fill_at, judged_fg, known_sums
 from vision.cloth import (
     CHROMA_TAN,
     LIGHT_COARSE,
@@ -49,13 +49,25 @@ from vision.detect import (
     copy_disc,
     hue_angle,
     inside_circles,
+    near_neighbours,
     near_points,
     outline_normals,
     outline_points,
     small_median,
     used_rays,
 )
-from vision.detect_pixels import _any_in_disc, _halved, on_circle
+from vision.detect_pixels import (
+    _alive,
+    _any_in_disc,
+    _choose,
+    _halved,
+    _jaw_share,
+    _offsets,
+    _on_rings,
+    _search_pass,
+    at_pocket,
+    on_circle,
+)
 from vision.edges import (
     HALF_COLOUR_ROWS,
     HALF_COLOUR_STEP,
@@ -106,7 +118,7 @@ from vision.play_area import (
     row_ends,
 )
 from vision.runs import row_runs
-from vision.steps import N_RAYS, ray_directions
+from vision.steps import N_RAYS, ray_directions, step_points
 from vision.thin_lines import (
     ALONG_SHARE,
     GO_ON,
@@ -237,10 +249,10 @@ def test_smoothed_squares_equal_the_whole_frame_smoothed_wherever_asked():
         full = cv2.GaussianBlur(img, (0, 0), 1.0)
         smooth = SmoothedNear(img, 1.0)
         h, w = shape[:2]
-        for _ in range(3):
+        for k in range(3):                # (one reach for all, then one each)
             centres = np.concatenate([rng.uniform(-10, [w + 10, h + 10], (20, 2)),
                                       rng.uniform(0, 1, (6, 2)) * 3 + rng.uniform(0, [w, h])])
-            out = smooth.about(centres, reach)
+            out = smooth.about(centres, reach * rng.uniform(0.8, 1.2, centres.shape[0]) if k else reach)
             done = np.zeros((h, w), bool)
             for x0, y0, x1, y1 in smooth.squares:
                 done[y0:y1, x0:x1] = True
@@ -394,8 +406,8 @@ def test_symmetry_votes_kernel_equals_the_float_sobel_votes():
 
 def test_new_squares_equal_the_plain_loop():
     """``vision.steps._new_squares`` (compiled) picks the same squares as the plain loop over the centres
-    that ``SmoothedNear.about`` describes: a centre's square, cut to the image, inside a square picked
-    before (in an earlier call or this one) is skipped."""
+    that ``SmoothedNear.about`` describes: a centre's square (of its own reach), cut to the image, inside a
+    square picked before (in an earlier call or this one) is skipped."""
     from vision.steps import SmoothedNear, _new_squares
     rng = np.random.default_rng(9)
     slack = SmoothedNear.SLACK
@@ -404,17 +416,18 @@ def test_new_squares_equal_the_plain_loop():
         for _ in range(4):
             centres = np.concatenate([rng.uniform(0, [w - 1, h - 1], (25, 2)),
                                       rng.uniform(0, 1, (6, 2)) * 3 + rng.uniform(0, [w - 4, h - 4])])
+            reaches = reach * rng.uniform(0.8, 1.2, centres.shape[0])
             picked = [tuple(s) for s in done.tolist()]
             want = []
-            for u, v in centres.tolist():
-                xa, xb = max(0, int(u - reach)), min(w, int(u + reach) + 2)
-                ya, yb = max(0, int(v - reach)), min(h, int(v + reach) + 2)
+            for (u, v), d in zip(centres.tolist(), reaches.tolist()):
+                xa, xb = max(0, int(u - d)), min(w, int(u + d) + 2)
+                ya, yb = max(0, int(v - d)), min(h, int(v + d) + 2)
                 if any(x0 <= xa and y0 <= ya and xb <= x1 and yb <= y1 for x0, y0, x1, y1 in picked):
                     continue
                 square = (max(0, xa - slack), max(0, ya - slack), min(w, xb + slack), min(h, yb + slack))
                 picked.append(square)
                 want.append(square)
-            got = _new_squares(centres, reach, done, slack, h, w)
+            got = _new_squares(centres, reaches, done, slack, h, w)
             assert got.tolist() == [list(s) for s in want]
             done = np.concatenate([done, got])
 
@@ -1010,6 +1023,93 @@ def test_any_in_disc_equals_the_disc_entries():
         dx, dy = xs - p[0], ys - p[1]
         want = bool(np.any(dx * dx + dy * dy < reach * reach))
         assert _any_in_disc(mask, p[0], p[1], reach) == want
+
+
+def test_at_pocket_equals_the_disc_test_of_each_centre():
+    """``at_pocket`` (one kernel call for every centre) equals ``_any_in_disc`` about each centre taken to
+    half resolution, within AT_POCKET radii."""
+    from vision.detect_pixels import AT_POCKET
+    rng = np.random.default_rng(15)
+    for _ in range(200):
+        mask = rng.random((30, 40)) < rng.uniform(0, 0.02)
+        c = rng.uniform(-20, [100, 80], (int(rng.integers(0, 8)), 2))
+        radius = float(rng.uniform(2, 20))
+        want = [_any_in_disc(mask, (u - 0.5) / 2, (v - 0.5) / 2, AT_POCKET * radius / 2) for u, v in c]
+        np.testing.assert_array_equal(at_pocket(mask, c, radius), np.array(want, bool))
+
+
+def test_search_pass_equals_the_numpy_steps_of_a_pass():
+    """One pass of ``outline_fits`` in one kernel (``_search_pass``) equals, to the bit, the steps it replaced:
+    ``step_points``, the free lines (``near_neighbours`` 1 px out), the points of at least the least step off
+    the rings' arcs (``_on_rings``), ``fit_circles`` and the counts; overlapping circles, lines off the image,
+    with and without rings, and a single circle."""
+    from vision.detect_pixels import OWN_RING, RING_ALIGN, RING_BAND, RING_SHARE, SHADE_WEIGHT
+    rng = np.random.default_rng(16)
+    image = cv2.GaussianBlur(rng.integers(0, 256, (90, 120, 3), dtype=np.uint8), (0, 0), 2.0)
+    dirs, cloth, radius = ray_directions(), np.array([0.3, 0.8, 0.4]), 10.0
+    for m, hw, n_rings in ((7, 6.0, 0), (7, 3.0, 4), (1, 2.0, 2), (0, 3.0, 1)):
+        c = rng.uniform(-5, [125, 95], (m, 2))
+        r = rng.uniform(7, 13, m)
+        rings = np.concatenate([rng.uniform(0, [120, 90], (n_rings, 2)), rng.uniform(15, 30, (n_rings, 1))], axis=1)
+        got = _search_pass(image, c, r, dirs, _offsets(hw), cloth / np.linalg.norm(cloth), 1.0 - SHADE_WEIGHT ** 2,
+                           5.0, 8.0, rings, OWN_RING * radius, RING_BAND * radius, RING_ALIGN, RING_SHARE, CIRCLE_ITERS)
+        pts, strength = step_points(image, c, r, hw, cloth, SHADE_WEIGHT)
+        free = ~near_neighbours(c[:, None, :] + r[:, None, None] * dirs[None], c, r, 1.0, dirs[None])
+        valid = (strength >= 5.0) & free
+        on = _on_rings(pts, c, rings, OWN_RING * radius, RING_BAND * radius, RING_ALIGN) & valid
+        arcs = on.sum(axis=1) > RING_SHARE * valid.sum(axis=1)
+        fc, fr, rms, tw = fit_circles(pts, valid & ~on, c, r)
+        want = (fc, fr, rms, (tw > 0.5).sum(axis=1), ((tw > 0.5) & (strength >= 8.0)).sum(axis=1), free.sum(axis=1),
+                arcs)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+
+
+def test_pass_choice_equals_the_numpy_steps():
+    """The end of an ``outline_fits`` pass in kernels (``_alive``, ``_choose``) equals the numpy steps they
+    replaced, to the bit: the fits alive (points, moved less than a radius, on no arcs), those judged (the
+    first pass: only those near another alive one), the share limit after the first pass, and the fits kept
+    by ``distinct`` of the sized-first scores; clustered centres with ties in the scores."""
+    from vision.detect_pixels import MIN_ALIVE, ROUND_RMS, ROUND_SHARE, UNLIKE_SHARE
+    rng = np.random.default_rng(17)
+    radius, r_lo, r_hi = 10.0, 7.0, 13.0
+    for trial in range(60):
+        m, first = int(rng.integers(0, 25)), bool(trial % 2)
+        c = rng.uniform(0, 60, (m, 2))
+        start = c + rng.normal(0, 6, (m, 2))
+        n, n_free = rng.integers(0, 49, m), rng.integers(0, 49, m)
+        arcs = rng.random(m) < 0.1
+        r, rms = rng.uniform(5, 15, m), rng.uniform(0, 1.5, m)
+        share = np.round(rng.uniform(0, 1, m), 1)
+        alive, judged = _alive(c, start, n, arcs, MIN_ALIVE, radius, first)
+        want = (n >= MIN_ALIVE) & (np.linalg.norm(c - start, axis=1) < radius) & ~arcs
+        near = (np.linalg.norm(c[:, None] - c[want][None], axis=-1) < radius).sum(axis=1)
+        np.testing.assert_array_equal(alive, want)
+        np.testing.assert_array_equal(judged, want & (near > want) if first else want)
+        keep, sized, support, r_next = _choose(c, r, rms, n, n_free, share, alive.copy(), first, radius, r_lo, r_hi)
+        if not first:
+            want[want] = share[want] >= np.where(rms[want] < ROUND_RMS, ROUND_SHARE, UNLIKE_SHARE)
+        found = n if first else n / np.maximum(n_free, 1)
+        want_sized = (r > r_lo) & (r < r_hi)
+        score = found * share + want_sized * N_RAYS
+        np.testing.assert_array_equal(keep, np.flatnonzero(want)[distinct(c[want], score[want], radius)])
+        np.testing.assert_array_equal(sized, want_sized)
+        np.testing.assert_array_equal(support, n * share)
+        np.testing.assert_array_equal(r_next, np.where(r < r_lo, radius, np.minimum(r, r_hi)))
+
+
+def test_jaw_share_equals_the_numpy_expression():
+    """``ball_share``'s tail in a kernel (``_jaw_share``) equals the numpy expression it replaced: the share off
+    the rim where that is more, for a very round fit or one below RMS_MAX all but unlike cloth off the rim;
+    NaN RMS (no fit): neither."""
+    from vision.detect_pixels import JAW_FULL, JAW_SEEN, RMS_MAX, ROUND_RMS
+    rng = np.random.default_rng(18)
+    seen = np.round(rng.uniform(0, 1, 400), 2)
+    unlike = np.round(seen * rng.uniform(0, 1, 400), 2)
+    rms = np.where(rng.random(400) < 0.1, np.nan, rng.uniform(0, 2, 400))
+    jaw = (rms < ROUND_RMS) | ((rms < RMS_MAX) & (unlike >= JAW_FULL * seen))
+    want = np.where(jaw, np.maximum(unlike, unlike / np.maximum(seen, JAW_SEEN)), unlike)
+    np.testing.assert_array_equal(_jaw_share(np.stack([unlike, seen], axis=1), rms), want)
 
 
 def test_on_circle_equals_the_numpy_samples():
