@@ -310,8 +310,8 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
                                        (c - 0.5) / 2, r / 2, n / N_RAYS, rms))
 
 
-def _ringed_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, fill: np.ndarray, radius_px: float, unlike, cloth: np.ndarray,
-                 rings: np.ndarray, again: bool) -> tuple:
+def _ringed_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, fill: np.ndarray, radius_px: float, unlike,
+                 cloth: np.ndarray, rings: np.ndarray, again: bool) -> tuple:
     """``outline_fits(image, c, radius_px, unlike, cloth, rings)`` about the candidates c (M, 2) [px] (idx
     into c), searched again where ``again`` (a frame with halo rings, not lit all over) and a ragged fit
     (RMS over RINGED_RMS) came from a candidate whose square is less than RINGED_FILL foreground (``fill``
@@ -356,8 +356,8 @@ def _halved(image):
     return out
 
 
-def _with_jaw_fits(image: np.ndarray | SmoothedNear, jaw: np.ndarray, offset: int, fits: tuple, radius_px: float, unlike,
-                   cloth: np.ndarray, rings: np.ndarray) -> tuple:
+def _with_jaw_fits(image: np.ndarray | SmoothedNear, jaw: np.ndarray, offset: int, fits: tuple, radius_px: float,
+                   unlike, cloth: np.ndarray, rings: np.ndarray) -> tuple:
     """``fits`` (``outline_fits``' idx, centres, radii, RMS, points) with the balls about the jaw candidates
     jaw (M, 2) [px] (``jaw_candidates``, outside the play area): ``outline_fits`` (the same ``unlike``,
     ``cloth``, ``rings``) about them and the fits within JAW_NEAR radii, and each ball it takes within a
@@ -460,7 +460,7 @@ def _with_contact_balls(cand: np.ndarray, fits: tuple, unlike) -> tuple:
     k = np.flatnonzero(near)
     xy = np.concatenate([c, cand[k]])
     good = np.arange(xy.shape[0]) < c.shape[0]
-    xy, good, placed = place_by_contacts(xy, good, xy.copy(), R, slack, sweeps=0)     # (sweeps: 1 ball lost)
+    xy, good, placed = place_by_contacts(xy, good, xy.copy(), R, slack)
     new = np.flatnonzero(placed)
     new = new[[_hemmed(xy[i], c, 2 * R + slack) for i in new]]
     if new.size:
@@ -725,10 +725,11 @@ def _in_discs(mask, c, reach):
     return out
 
 
-def on_straight_edges(image: np.ndarray | SmoothedNear, hole: np.ndarray, c: np.ndarray, r: np.ndarray, cloth: np.ndarray,
-                      radius_px: float) -> np.ndarray:
+def on_straight_edges(image: np.ndarray | SmoothedNear, hole: np.ndarray, c: np.ndarray, r: np.ndarray,
+                      cloth: np.ndarray, radius_px: float) -> np.ndarray:
     """(M,) bool: which circles (centres c (M, 2), radii r (M,) [px] in the BGR uint8 ``image``, or its
-    ``SmoothedNear``: ``_smoothed``) with a centre within AT_POCKET radii ``radius_px`` of the ``hole`` mask ((h/2, w/2) bool) have at least STRAIGHT_SHARE of
+    ``SmoothedNear``: ``_smoothed``) with a centre within AT_POCKET radii ``radius_px`` of the ``hole`` mask
+    ((h/2, w/2) bool) have at least STRAIGHT_SHARE of
     their outline points (the narrowest pass of ``outline_fits`` about the circle, no neighbour's lines
     stopped; unit BGR ``cloth``) within EDGE_TOL of one straight line (``on_a_line``). A round outline
     puts at most N_RAYS * acos(1 - 2 * EDGE_TOL / r) / pi of its points there (6-7 of 48 for a ball), a
@@ -1077,12 +1078,12 @@ def _search_pass(smooth, c, r, dirs, off, cloth, shade, min_step, strong, rings,
                  iters):
     """One pass of ``outline_fits`` about the circles c (M, 2), r (M,) [px] in the smoothed BGR uint8 image
     (h, w, 3), in one kernel (with the rest of the pass in numpy, glue took 0.6-1 ms of a real projected-text
-    frame's 3 ms outline search): the strongest
-    colour step (``vision.steps._step_points``: sample offsets ``off`` (K,) [px] along the ray directions
-    dirs (N, 2), the unit cloth colour ``cloth`` (3,), ``shade`` its differences' weight off) on each search
-    line whose point 1 px beyond the circle lies inside no other circle (free), taken where its strength
-    is at least min_step and it lies on no arc of the halo ``rings`` (J, 3) about other centres
-    (``_on_rings`` with own, band, align), and a robust circle fit (``_fit_circles``, iters steps) to those.
+    frame's 3 ms outline search): the strongest colour step (``vision.steps._step_points``: sample offsets
+    ``off`` (K,) [px] along the ray directions dirs (N, 2), the unit cloth colour ``cloth`` (3,), ``shade`` its
+    differences' weight off) on each search line whose point 1 px beyond the circle lies inside no other
+    circle (free), taken where its strength is at least min_step and it lies on no arc of the halo ``rings``
+    (J, 3) about other centres (``_on_rings`` with own, band, align), and a robust circle fit (``_fit_circles``,
+    iters steps) to those.
     Returns (centres (M, 2), radii (M,), RMS (M,) [px], points used (M,), those of them that are steps of
     at least ``strong`` (M,), free lines (M,), and (M,) bool: more than ring_share of its points on arcs)."""
     M, N = c.shape[0], dirs.shape[0]
@@ -1116,7 +1117,8 @@ def outline_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, radius_px: flo
                  rings: np.ndarray = np.zeros((0, 3))):
     """Circles fitted to the outline points at the strongest colour step about candidate centres
     c (M, 2) [px] in a BGR uint8 image, smoothed by SMOOTH_SIGMA where the search lines run
-    (``vision.steps.SmoothedNear``; ``image`` may be one, shared: ``_smoothed``): SEARCH_WIDTHS passes, each a robust circle fit
+    (``vision.steps.SmoothedNear``; ``image`` may be one, shared: ``_smoothed``): SEARCH_WIDTHS passes, each a
+    robust circle fit
     to the steps of at least MIN_STEP (the first pass) or WEAK_STEP (the narrower ones). Steps
     along the cloth's colour (unit BGR direction ``cloth``: shadows, lighting, a halo) weigh
     SHADE_WEIGHT of a change of colour. After each pass a fit stays a candidate with at least

@@ -227,9 +227,9 @@ class SmoothedNear:
 
     def about(self, centres: np.ndarray, reach) -> np.ndarray:
         """(h, w, C) the smoothed image, smoothed now on every pixel that a bilinear sample within
-        ``reach`` px (a square; one for all, or (M,) one each) of each centre (M, 2) [px, (u, v)] reads. The squares' padded windows
-        are smoothed side by side in one strip (cv2's cost per call and per short row is most of a
-        small window's), a window cut by the image's edge filled out with the image's own border
+        ``reach`` px (a square; one for all, or (M,) one each) of each centre (M, 2) [px, (u, v)] reads. The
+        squares' padded windows are smoothed side by side in one strip (cv2's cost per call and per short row
+        is most of a small window's), a window cut by the image's edge filled out with the image's own border
         rule: each square's pixels read only their own window."""
         h, w = self.image.shape[:2]
         pad = self.pad

@@ -225,28 +225,21 @@ def test_contacts_with_balls_found_before_place_a_ball_once_each():
     assert not placed.any()
 
 
-def test_placed_balls_are_solved_again_against_balls_placed_after_them():
-    """``place_by_contacts``' sweeps: a hidden ball A placed by its three located neighbours (one 2 mm
-    too far out) is solved again once its hidden neighbour B is placed too (against three balls on its
-    far side and A), and moves towards where it is (1.36 mm off -> under 1.1 mm; B 0.54 -> under 0.45)."""
-    from vision.detect import place_by_contacts
+def test_touching_centre_solves_the_contacts_and_drops_the_least_touching():
+    """``_touching_centre`` (the numba ``_touching_solve``): a hidden ball whose three neighbours touch it is
+    placed where it touches all three (to 1e-9 m, from a start 6 mm off); a fourth neighbour 12 mm too far
+    out is dropped and the same centre found; with fewer than ``need`` left, none."""
+    from vision.detect import _touching_centre
 
     R = 0.028575
-    a, b = np.array([1.0, 1.0]), np.array([1.0 + 2 * R, 1.0])
-
-    def ring(c, degrees):
-        ang = np.radians(degrees)
-        return c + 2 * R * np.stack([np.cos(ang), np.sin(ang)], axis=1)
-
-    na = ring(a, [120.0, 180.0, 240.0])
-    na[1] += [-0.002, 0.0]
-    xy = np.concatenate([na, ring(b, [0.0, 60.0, 300.0]), [a + 0.001, b + [-0.001, 0.001]]])
-    good = np.arange(8) < 6
-    once, _, placed = place_by_contacts(xy, good, xy.copy(), R, 0.004, sweeps=0)
-    assert placed[6:].all() and np.linalg.norm(once[6] - a) > 0.0013
-    got, _, placed = place_by_contacts(xy, good, xy.copy(), R, 0.004)
-    assert placed[6:].all()
-    assert np.linalg.norm(got[6] - a) < 0.0011 and np.linalg.norm(got[7] - b) < 0.00045
+    c = np.array([1.0, 0.5])
+    ang = np.radians([90.0, 210.0, 330.0, 30.0])
+    nb = c + 2 * R * np.stack([np.cos(ang), np.sin(ang)], axis=1)
+    nb[3] += 0.012 * np.array([np.cos(ang[3]), np.sin(ang[3])])
+    start = c + [0.004, -0.0045]
+    assert np.linalg.norm(_touching_centre(start, nb[:3], R, 0.004, 3, 10) - c) < 1e-9
+    assert np.linalg.norm(_touching_centre(start, nb, R, 0.004, 3, 10) - c) < 1e-9
+    assert _touching_centre(start, nb, R, 0.004, 4, 10) is None
 
 
 def test_a_placed_ball_lies_on_the_bed(synthetic_camera, vision):
