@@ -56,7 +56,9 @@ Stages, each a function over arrays:
    located balls (touching to CONTACT_SLACK, or more in a frame of rough outlines), it is placed by
    those contacts (``place_by_contacts``; sought CONTACT_SEEK R further out where its start is far off,
    at least CONTACT_SEEK_MIN of them; a fit that left its start by R, onto a neighbour, is put back
-   there for this). Balls cannot overlap (``separate_overlaps``). A fit to fewer than FEW_EDGES outline
+   there for this). Where halo rings cross a grey cloth, a rack's ball with no candidate (washed or of the
+   cloth's hue) is placed at the spot where it touches at least CONTACT_SEEK_MIN balls found (``spot_balls``). Balls
+   cannot overlap (``separate_overlaps``). A fit to fewer than FEW_EDGES outline
    points (a short arc, such as what is left of a halo ring) is a ball only where its square is full
    of foreground, and none where it overlaps a fit with more points (``apart``).
 7. ``without_intruders`` (``vision.intruders``): no fit on a hand or an arm, foreground that came
@@ -228,6 +230,8 @@ CONTACT_RMS_FACTOR = 8.0               # ... or this many times the frame's medi
 CONTACT_FILL = 0.6                     # the square at a placed centre is this full of ball (0.85 lost a black 8 whose
                                        # white disc and neighbours' white on a grey cloth are no foreground: 0.66;
                                        # rendered placed balls otherwise >= 0.89, a false one 0.39)
+SPOT_ROUNDS = 3                        # a grey cloth's ringed rack: rounds of balls placed at its spots (``spot_balls``:
+                                       # each round's balls are the next one's contacts)
 
 
 @dataclass(frozen=True)
@@ -819,9 +823,7 @@ class TableDetector:
         body_ok = (ang >= EDGE_CHROMA_DEG) | far
         if det2.anchored.any():     # a gap among ringed balls: the rings' remnants bright, the cloth dim
             a = det2.anchored
-            dim = body_colour(image, det2.px[a], det2.r_px[a], BODY_DIMMEST)
-            dim_level = np.linalg.norm(dim, axis=1) / np.maximum(np.linalg.norm(local[a], axis=1), 1e-12)
-            body_ok[a] = (hue_angle(dim, local[a]) >= EDGE_CHROMA_DEG) | (dim_level > BRIGHTER) | (level[a] < DARK_LINEAR)
+            body_ok[a] = dim_body_unlike(image, det2.px[a], det2.r_px[a], local[a], level[a])
         arc = (det2.span >= SHORT_SPAN) | ((det2.fill >= SHORT_FILL) & (body_ok | (level < SHORT_DIM)))
         kept = np.zeros(len(det2), bool)
         taken = list(det.xy)
@@ -873,6 +875,8 @@ class TableDetector:
             px0 = np.stack([2 * cand[:, 0] + 0.5 + u0, 2 * cand[:, 1] + 0.5 + v0], axis=1)
             det = self.refine(image, pixels_to_table(self.cam, px0, self.R), fill, model, fill_map, bright,
                               plain=plain, vivid=first, fixed=fixed)
+        if ringed and grey and len(det):      # a grey cloth's ringed rack: its balls with no candidate (step 6)
+            det = det.joined(self.spot_balls(image, det, model, fill_map))
         # balls of the cloth's own hue (vision.shape_candidates): where no ball was found from colour
         shaped = shape_candidates(half, self.shape_voters, self.allowed, self.r_map,
                                   (det.px - [u0 + 0.5, v0 + 0.5]) / 2, model.chroma, lit, self.r_range)
@@ -1076,18 +1080,85 @@ class TableDetector:
         xy = separate_overlaps(xy, good, np.where(placed, 0.0, n_edges), R)
         rms = np.where(placed, np.nan, rms)
         n_edges = np.where(placed, 0, n_edges)
-        P = np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1)
-        cpx = table_to_pixels(cam, P)
-        rpx = np.linalg.norm(sphere_silhouettes(cam, P, R, 16) - cpx[:, None, :], axis=-1).mean(axis=1)
-        local, added = local_cloth(image, cpx, rpx, cloth)      # (a projector or sheen adds light)
-        if grey_cloth(cloth):   # white light only scales a grey cloth's colour: not observable from it
-            added = np.zeros_like(added)                        # (identify reads it off each ball)
-        cloth_v = linear_to_srgb(local - added[:, None]).max(axis=1)       # the cloth without it
+        cpx, rpx, _, added, cloth_v = self._about(image, xy, cloth)
         det = Detections(px=cpx, r_px=rpx, xy=xy, rms_px=rms, n_edges=n_edges, fill=fill,
                          cloth_v=cloth_v, added=added, span=np.where(placed, 0.0, arc_span(tw > 0.5)),
                          anchored=anchored)
         det = det.take(good)
         return _dedupe(det, det.xy, R)
+
+    def _about(self, image: np.ndarray, xy: np.ndarray, cloth: ClothModel):
+        """(centres (M, 2) [px], outline radii (M,) [px], the local cloth's linear BGR colour (M, 3) and the white
+        light added to it (M,) (``local_cloth``; none on a grey cloth, whose colour white light only scales:
+        identify reads it off each ball), the cloth's 8-bit value without that light (M,)) of balls at table
+        positions xy (M, 2) [m] in ``image`` over ``cloth``."""
+        R = self.R
+        P = np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1)
+        cpx = table_to_pixels(self.cam, P)
+        rpx = np.linalg.norm(sphere_silhouettes(self.cam, P, R, 16) - cpx[:, None, :], axis=-1).mean(axis=1)
+        local, added = local_cloth(image, cpx, rpx, cloth)      # (a projector or sheen adds light)
+        if grey_cloth(cloth):
+            added = np.zeros_like(added)
+        return cpx, rpx, local, added, linear_to_srgb(local - added[:, None]).max(axis=1)
+
+    def spot_balls(self, image: np.ndarray, det: Detections, cloth: ClothModel, fill_map) -> Detections:
+        """The balls of a rack that got no candidate, where halo rings cross a grey cloth (a black ball washed to
+        0.5-0.7 of the cloth by the added light, a white-bodied stripe: of the grey cloth's hue, no foreground), at
+        the spots of the balls ``det`` found in ``image`` (``rack_spots``: touching at least CONTACT_SEEK_MIN of
+        them, on the bed), placed by those contacts (``place_by_contacts``) and kept where their dimmest body
+        samples are unlike ``cloth`` about them (``dim_body_unlike``: an empty spot shows the cloth in its
+        neighbours' shadow and the rings' remnants); the balls kept are the next round's contacts (at most
+        SPOT_ROUNDS). fill_map: as ``refine``'s (the Detections' fill)."""
+        R, out = self.R, _empty()
+        for _ in range(SPOT_ROUNDS):
+            xy = np.concatenate([det.xy, out.xy])
+            p = rack_spots(xy, R, CONTACT_SLACK, CONTACT_SEEK_MIN)
+            p = p[self.on_bed(p, CONTACT_SLACK)]
+            if not len(p):
+                break
+            at = np.concatenate([xy, p])
+            at, _, placed = place_by_contacts(at, np.arange(len(at)) < len(xy), at, R)
+            cpx, rpx, local, added, cloth_v = self._about(image, at[placed], cloth)
+            level = (np.linalg.norm(body_colour(image, cpx, rpx), axis=1)
+                     / np.maximum(np.linalg.norm(local, axis=1), 1e-12))
+            k = int(placed.sum())
+            new = Detections(px=cpx, r_px=rpx, xy=at[placed], rms_px=np.full(k, np.nan), n_edges=np.zeros(k, int),
+                             fill=self._fill_at(fill_map, at[placed]), cloth_v=cloth_v, added=added,
+                             span=np.zeros(k), anchored=np.zeros(k, bool))
+            new = new.take(dim_body_unlike(image, cpx, rpx, local, level))
+            if not len(new):
+                break
+            out = out.joined(new)
+        return out
+
+
+def rack_spots(xy: np.ndarray, R: float, slack: float, need: int) -> np.ndarray:
+    """(P, 2) [m]: where a ball would touch two touching balls of xy (K, 2) [m] (within slack [m] of 2R apart: the
+    third corner of their equilateral triangle, on either side; a rack's hexagonal packing), at least 2R - slack
+    from every ball of xy and touching at least ``need`` of them, one within R of another left out."""
+    if xy.shape[0] < 2:
+        return np.zeros((0, 2))
+    d = np.linalg.norm(xy[:, None] - xy[None], axis=2)
+    i, j = np.nonzero(np.triu(np.abs(d - 2 * R) < slack, 1))
+    mid, v = (xy[i] + xy[j]) / 2, xy[j] - xy[i]
+    side = np.stack([-v[:, 1], v[:, 0]], axis=1) * (np.sqrt(3.0) / 2)
+    p = np.stack([mid + side, mid - side], axis=1).reshape(-1, 2)
+    dp = np.linalg.norm(p[:, None] - xy[None], axis=2)
+    p = p[(dp.min(axis=1) >= 2 * R - slack) & ((np.abs(dp - 2 * R) < slack).sum(axis=1) >= need)]
+    return p[distinct(p, np.zeros(p.shape[0]), R)]
+
+
+def dim_body_unlike(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray, local: np.ndarray,
+                    level: np.ndarray) -> np.ndarray:
+    """(M,) bool: a ball placed by its contacts among ringed balls shows a body unlike its cloth: the dimmest
+    BODY_DIMMEST of its 32 body samples (``body_colour`` about centres (M, 2) with outline radii (M,) [px] in a
+    BGR uint8 image) at least EDGE_CHROMA_DEG from the local cloth's linear colour (M, 3) or brighter than
+    BRIGHTER times it, or its whole body darker than DARK_LINEAR of it (``level`` (M,): the body's level over
+    the cloth's). An empty spot among ringed balls is crossed by their rings, whose remnants read as a bright
+    body near the cloth's colour, while its dimmer samples are the cloth in the neighbours' shadow."""
+    dim = body_colour(image, centres_px, radii_px, BODY_DIMMEST)
+    dim_level = np.linalg.norm(dim, axis=1) / np.maximum(np.linalg.norm(local, axis=1), 1e-12)
+    return (hue_angle(dim, local) >= EDGE_CHROMA_DEG) | (dim_level > BRIGHTER) | (level < DARK_LINEAR)
 
 
 def used_rays(cam: CameraModel, pts: np.ndarray, used: np.ndarray) -> np.ndarray:

@@ -969,3 +969,19 @@ def test_the_frames_rho_prior_is_read_from_whole_balls_that_pass_as_balls():
     assert abs(0.80 - 1) > RHO_TOLERANCE                          # premise: those three fail as balls
     assert frame_rho(rho, whole, R, 3) == np.median(R * np.array([1.02, 0.98, 1.01]))
     assert frame_rho(rho, whole, R, 4) == R
+
+
+def test_rack_spots_are_where_a_ball_would_touch_two_touching_balls():
+    """``rack_spots``: a triangle of 6 touching balls (rows of 1, 2, 3) with its middle row's second ball left out
+    gives that ball's spot (it touches 4 of the 5 left); the spots outside the triangle touch 2 or 3 and are
+    left out, and none lies within 2R of a ball."""
+    from vision.detect import rack_spots
+    R = 0.028575
+    rows = [(i, j) for i in range(3) for j in range(i + 1)]
+    full = np.array([[2 * R * (j - i / 2), 2 * R * i * np.sqrt(3) / 2] for i, j in rows])
+    xy = np.delete(full, 2, axis=0)
+    p = rack_spots(xy, R, 0.004, 4)
+    assert p.shape == (1, 2)
+    np.testing.assert_allclose(p[0], full[2], atol=1e-9)
+    assert rack_spots(full, R, 0.004, 4).shape == (0, 2)
+    assert rack_spots(xy[:1], R, 0.004, 4).shape == (0, 2)
