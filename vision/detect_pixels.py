@@ -1096,8 +1096,8 @@ def _search_pass(smooth, c, r, dirs, off, cloth, shade, min_step, strong, rings,
                 outline[m, k, j] = c[m, j] + r[m] * dirs[k, j]
                 normals[m, k, j] = dirs[k, j]
                 outer[m, k, j] = outline[m, k, j] + dirs[k, j]
-    pts, strength = _step_points(smooth, outline, normals, off, cloth, shade)
     free = ~_inside_others(outer, c, r) if M >= 2 else np.ones((M, N), np.bool_)
+    pts, strength = _step_points(smooth, outline, normals, off, cloth, shade, free)   # (a line not free: unused)
     valid = (strength >= min_step) & free
     arcs = np.zeros(M, np.bool_)
     if rings.shape[0]:
