@@ -416,25 +416,18 @@ def _bits(a, off2, lit, hole, tan2, dark_fraction, hole_lit, hole_dark, brighter
 
 @njit(cache=True)
 def _classify(half, chroma, light, lo, hi, bright, hole, tan2, dark_fraction, hole_lit, hole_dark, brighter):
-    """``classify``'s bits (h, w) uint8, a row at a time in branch-free passes (the colours, their
-    terms, the bits) that the compiler vectorises."""
+    """``classify``'s bits (h, w) uint8, a pixel at a time along each row, read from the row's bytes (three
+    passes a row, the colours copied out first, took half again as long: a real frame 0.9 -> 0.6 ms)."""
     h, w = half.shape[0], half.shape[1]
     out = np.empty((h, w), np.uint8)
     with_hole = hole.shape[0] == h
-    b, g, r, a, off2 = np.empty(w), np.empty(w), np.empty(w), np.empty(w), np.empty(w)
     for y in range(h):
+        row, lit, bits = half[y].reshape(-1), bright[y], out[y]
         for x in range(w):
-            b[x], g[x], r[x] = half[y, x, 0], half[y, x, 1], half[y, x, 2]
-        for x in range(w):
-            a[x], off2[x] = _off_cloth(b[x], g[x], r[x], chroma, light, lo, hi)
-        if with_hole:
-            for x in range(w):
-                out[y, x] = _bits(a[x], off2[x], bright[y, x], hole[y, x], tan2, dark_fraction, hole_lit,
-                                  hole_dark, brighter)
-        else:
-            for x in range(w):
-                out[y, x] = _bits(a[x], off2[x], bright[y, x], False, tan2, dark_fraction, hole_lit, hole_dark,
-                                  brighter)
+            a, off2 = _off_cloth(np.float64(row[3 * x]), np.float64(row[3 * x + 1]), np.float64(row[3 * x + 2]),
+                                 chroma, light, lo, hi)
+            bits[x] = _bits(a, off2, lit[x], with_hole and hole[y, x], tan2, dark_fraction, hole_lit, hole_dark,
+                            brighter)
     return out
 
 

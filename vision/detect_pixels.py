@@ -1081,7 +1081,7 @@ def _search_pass(smooth, c, r, dirs, off, cloth, shade, min_step, strong, rings,
     frame's 3 ms outline search): the strongest colour step (``vision.steps._step_points``: sample offsets
     ``off`` (K,) [px] along the ray directions dirs (N, 2), the unit cloth colour ``cloth`` (3,), ``shade`` its
     differences' weight off) on each search line whose point 1 px beyond the circle lies inside no other
-    circle (free), taken where its strength is at least min_step and it lies on no arc of the halo ``rings``
+    circle (free; only those are sampled: the others weigh nothing in the fit nor in the arcs' count), taken where its strength is at least min_step and it lies on no arc of the halo ``rings``
     (J, 3) about other centres (``_on_rings`` with own, band, align), and a robust circle fit (``_fit_circles``,
     iters steps) to those.
     Returns (centres (M, 2), radii (M,), RMS (M,) [px], points used (M,), those of them that are steps of
@@ -1096,8 +1096,8 @@ def _search_pass(smooth, c, r, dirs, off, cloth, shade, min_step, strong, rings,
                 outline[m, k, j] = c[m, j] + r[m] * dirs[k, j]
                 normals[m, k, j] = dirs[k, j]
                 outer[m, k, j] = outline[m, k, j] + dirs[k, j]
-    pts, strength = _step_points(smooth, outline, normals, off, cloth, shade)
     free = ~_inside_others(outer, c, r) if M >= 2 else np.ones((M, N), np.bool_)
+    pts, strength = _step_points(smooth, outline, normals, off, cloth, shade, free)   # (a line not free: unused)
     valid = (strength >= min_step) & free
     arcs = np.zeros(M, np.bool_)
     if rings.shape[0]:

@@ -334,7 +334,7 @@ def test_hue_tables_equal_the_sine_and_cosine_of_every_hue_angle():
 
 
 def test_classify_kernel_equals_the_plain_numpy_bits():
-    """``vision.cloth._classify`` (a row at a time, in passes the compiler vectorises) gives every
+    """``vision.cloth._classify`` (a pixel at a time from each row's bytes) gives every
     pixel the bits of the plain numpy expression of ``classify``'s rule, with and without pocket holes
     and a brightness limit, for cloth models with and without a lit wedge."""
     from vision.cloth import (
@@ -1036,6 +1036,25 @@ def test_at_pocket_equals_the_disc_test_of_each_centre():
         radius = float(rng.uniform(2, 20))
         want = [_any_in_disc(mask, (u - 0.5) / 2, (v - 0.5) / 2, AT_POCKET * radius / 2) for u, v in c]
         np.testing.assert_array_equal(at_pocket(mask, c, radius), np.array(want, bool))
+
+
+def test_step_points_skip_the_lines_not_taken():
+    """``vision.steps._step_points`` samples only the search lines it is told to take (``_search_pass`` skips
+    the lines that reach into another circle, whose points it never uses): those lines' points equal
+    ``steps_along``'s to the bit, the others are their outline points with strength 0."""
+    from vision.steps import STEP, _step_points, steps_along
+    rng = np.random.default_rng(12)
+    image = cv2.GaussianBlur(rng.integers(0, 256, (60, 80, 3), dtype=np.uint8), (0, 0), 1.5)
+    outline = rng.uniform(-5, [85, 65], (4, 16, 2))
+    t = rng.uniform(0, 2 * np.pi, (4, 16))
+    normals = np.stack([np.cos(t), np.sin(t)], axis=-1)
+    cloth, hw = np.array([0.3, 0.8, 0.4]), 3.0
+    take = rng.random((4, 16)) < 0.6
+    u = cloth / np.linalg.norm(cloth)
+    pts, strength = _step_points(image, outline, normals, np.arange(-hw, hw + 1e-9, STEP), u, 0.75, take)
+    want_pts, want_strength = steps_along(image, outline, normals, hw, cloth, 0.5)
+    assert np.array_equal(pts[take], want_pts[take]) and np.array_equal(strength[take], want_strength[take])
+    assert np.array_equal(pts[~take], outline[~take]) and not strength[~take].any()
 
 
 def test_search_pass_equals_the_numpy_steps_of_a_pass():
