@@ -192,6 +192,9 @@ RING_BAND = 0.3                    # ball radii: an outline point this near a ha
 RING_ALIGN = 0.7                   # ... where the ring runs along the fit's circle (cos of the angle between their radii) ...
 OWN_RING = 0.5                     # ... and the ring's centre lies more than this many radii from the fit's (not its own)
 RING_SHARE = 2 / 3                 # a fit with more than this share of its points on rings' arcs is no ball
+RING_SEEN = 0.55                   # a highlight is read off the rings' bands (RING_BAND) where this share of its disc
+                                   # lies off them (seeds 5 and 41, hard and halo: circles on ring-crossed pocket
+                                   # holes 0.58-0.86; balls 0.50, whose highlight off them is 0.88, and 0.67, 1.22)
 RINGED_FILL = 0.78                 # on a frame with halo rings, not lit all over, a ragged fit (RMS over RINGED_RMS)
 RINGED_RMS = 0.6                   # from a candidate whose square is less full of foreground than this lies where
                                    # the rings' arcs cross on the cloth (rendered halo: squares 0.60-0.74, RMS 0.7-1.1;
@@ -296,7 +299,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
                                                     unlike, model.chroma, rings)
     # a fit with no lamp's highlight is a ball's shadow, or a pocket's lit back wall seen between the jaws;
     # a ball dropped for overlapping such a fit is taken again
-    idx, c, r, rms, n = lit_fits((idx, c, r, rms, n), spare, image, hole, model, float(radius_px))
+    idx, c, r, rms, n = lit_fits((idx, c, r, rms, n), spare, image, hole, model, float(radius_px), rings)
     # a fit at a pocket whose outline is mostly one straight line: the rail's edge meeting the pocket's rim
     keep = ~on_straight_edges(smooth, hole, c, r, model.chroma, float(radius_px))
     # a fit reaching well over a side that is part cloth: a circle riding the rail's edge, no ball
@@ -608,7 +611,8 @@ def _white_insides(image: np.ndarray, model, c: np.ndarray, r: np.ndarray, k: np
     the median of their channels' mean within GLINT_DISC radii at least the cloth ``model``'s lit cloth there."""
     lit = model.brightness((c[k, 0] - 0.5) / 2, (c[k, 1] - 0.5) / 2) * np.mean(model.chroma)
     return _glints(image, np.ascontiguousarray(c[k], np.float64), np.asarray(r[k], np.float64),
-                   np.ascontiguousarray(c, np.float64), np.asarray(r, np.float64), GLINT_DISC, 0.5)[:, 1] >= lit
+                   np.ascontiguousarray(c, np.float64), np.asarray(r, np.float64), GLINT_DISC, 0.5,
+                   np.zeros((0, 3)), 0.0, RING_SEEN)[:, 1] >= lit
 
 
 def _touching_radius(c: np.ndarray, r: float) -> float:
@@ -696,13 +700,14 @@ def limb_fits(image: np.ndarray, c: np.ndarray, radius_px: float, local: np.ndar
 
 
 def lit_by_lamps(image: np.ndarray, hole: np.ndarray, model, c: np.ndarray, r: np.ndarray,
-                 radius_px: float) -> np.ndarray:
+                 radius_px: float, rings: np.ndarray = np.zeros((0, 3))) -> np.ndarray:
     """(M,) bool: which circles (centres c (M, 2), radii r (M,) [px] in the BGR uint8 ``image``) hold a
-    lamp's highlight (``glints``, off the other circles) against the cloth ``model``'s lit cloth there: at
+    lamp's highlight (``glints``, off the other circles and off the bands of the halo ``rings`` (K, 3: centre
+    u, v, radius [px])) against the cloth ``model``'s lit cloth there: at
     least WHITE_GLINT in the mean of the channels, and, for a centre within AT_POCKET radii ``radius_px``
     of the ``hole`` mask ((h/2, w/2) bool), at least GLINT in the strongest channel."""
     lit = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2)
-    strongest, white = glints(image, c, r, c, r).T
+    strongest, white = glints(image, c, r, c, r, rings, RING_BAND * radius_px).T
     out = white >= WHITE_GLINT * lit * np.mean(model.chroma)
     weak = out & (strongest < GLINT * lit * np.max(model.chroma))
     out[weak] = ~at_pocket(hole, c[weak], radius_px)
@@ -775,26 +780,32 @@ def on_a_line(p, tol, need):
     return False
 
 
-def glints(image: np.ndarray, c: np.ndarray, r: np.ndarray, oc: np.ndarray, orr: np.ndarray) -> np.ndarray:
+def glints(image: np.ndarray, c: np.ndarray, r: np.ndarray, oc: np.ndarray, orr: np.ndarray,
+           rings: np.ndarray = np.zeros((0, 3)), band: float = 0.0) -> np.ndarray:
     """(M, 2) for circles (centres c (M, 2), radii r (M,) [px] in the BGR uint8 ``image``): the brightest
     GLINT_TOP share of the inside (the pixels, at integer coordinates, nearer than GLINT_DISC radii to the
     centre, in the image and outside every other circle oc (K, 2), orr (K,) [px]: a shadow's circle
     reaches into its ball), of each pixel's strongest channel and of its channels' mean (inf for a
     circle with no pixel inside). A glossy ball mirrors the lamps above it, a white highlight brighter than
     the matte cloth they light; a pocket's back wall, seen deep between the jaws, and a ball's shadow are
-    matte and lit less than the cloth."""
+    matte and lit less than the cloth. Where at least RING_SEEN of those pixels lie farther than ``band``
+    [px] from every halo ring's circle (``rings`` (L, 3): centre u, v, radius [px]), only those are read: a
+    ring drawn across a pocket's black hole is light added there, no highlight."""
     return _glints(image, np.ascontiguousarray(c, np.float64).reshape(-1, 2), np.asarray(r, np.float64),
                    np.ascontiguousarray(oc, np.float64).reshape(-1, 2), np.asarray(orr, np.float64),
-                   GLINT_DISC, GLINT_TOP)
+                   GLINT_DISC, GLINT_TOP, np.ascontiguousarray(rings, np.float64).reshape(-1, 3), float(band),
+                   RING_SEEN)
 
 
 @njit(cache=True)
-def _glints(image, c, r, oc, orr, disc, top):
+def _glints(image, c, r, oc, orr, disc, top, rings, band, seen):
     """``glints`` (numba): per circle, the largest values of its pixels' strongest channel and channels'
-    mean kept in descending order (as many as the brightest ``top`` share of its square can hold)."""
+    mean kept in descending order (as many as the brightest ``top`` share of its square can hold), of all
+    its pixels (rows 0, 1) and of those off the rings' bands (rows 2, 3; only with rings)."""
     h, w = image.shape[0], image.shape[1]
     out = np.full((c.shape[0], 2), np.inf)
     others = np.empty(oc.shape[0], np.int64)
+    ringed = rings.shape[0] > 0
     for i in range(c.shape[0]):
         reach = disc * r[i]
         m = 0
@@ -805,8 +816,8 @@ def _glints(image, c, r, oc, orr, disc, top):
                 m += 1
         u0, u1 = max(0, int(np.floor(c[i, 0] - reach))), min(w - 1, int(np.ceil(c[i, 0] + reach)))
         v0, v1 = max(0, int(np.floor(c[i, 1] - reach))), min(h - 1, int(np.ceil(c[i, 1] + reach)))
-        best = np.full((2, int(top * max(0, (u1 - u0 + 1) * (v1 - v0 + 1))) + 1), -1.0)
-        n = 0
+        best = np.full((4 if ringed else 2, int(top * max(0, (u1 - u0 + 1) * (v1 - v0 + 1))) + 1), -1.0)
+        n = n_off = 0
         for v in range(v0, v1 + 1):
             for u in range(u0, u1 + 1):
                 if (u - c[i, 0]) ** 2 + (v - c[i, 1]) ** 2 >= reach * reach:
@@ -818,8 +829,18 @@ def _glints(image, c, r, oc, orr, disc, top):
                 if not off:
                     continue
                 n += 1
+                rows = 2
+                if ringed:
+                    on = False
+                    for q in range(rings.shape[0]):
+                        on |= abs(np.sqrt((u - rings[q, 0]) ** 2 + (v - rings[q, 1]) ** 2) - rings[q, 2]) <= band
+                    if not on:
+                        n_off += 1
+                        rows = 4
                 b, g, rr = float(image[v, u, 0]), float(image[v, u, 1]), float(image[v, u, 2])
-                for t, value in ((0, max(b, g, rr)), (1, (b + g + rr) / 3.0)):
+                strongest, mean = max(b, g, rr), (b + g + rr) / 3.0
+                for t in range(rows):
+                    value = strongest if t % 2 == 0 else mean
                     k = best.shape[1] - 1
                     if value <= best[t, k]:
                         continue
@@ -827,7 +848,10 @@ def _glints(image, c, r, oc, orr, disc, top):
                         best[t, k] = best[t, k - 1]
                         k -= 1
                     best[t, k] = value
-        if n:
+        if ringed and n_off and n_off >= seen * n:
+            out[i, 0] = best[2, int(top * n_off)]
+            out[i, 1] = best[3, int(top * n_off)]
+        elif n:
             out[i, 0] = best[0, int(top * n)]
             out[i, 1] = best[1, int(top * n)]
     return out
@@ -968,15 +992,17 @@ def _on_rings(pts, c, rings, own, band, align):
     return out
 
 
-def lit_fits(fits: tuple, spare: tuple, image: np.ndarray, hole: np.ndarray, model, radius_px: float) -> tuple:
+def lit_fits(fits: tuple, spare: tuple, image: np.ndarray, hole: np.ndarray, model, radius_px: float,
+             rings: np.ndarray = np.zeros((0, 3))) -> tuple:
     """Of ``fits`` (idx, centres (K, 2), radii (K,), RMS (K,) [px], points (K,): the balls taken) those with a
-    lamp's highlight (``lit_by_lamps``, with the ``hole`` mask (h/2, w/2) bool and the cloth ``model`` of
-    the BGR uint8 ``image``; ``radius_px`` the ball radius), and the ``spare`` fits (``outline_fits``:
-    dropped for a better-supported overlapping fit; the same arrays and their support (S,)) that then lie
+    lamp's highlight (``lit_by_lamps``, with the ``hole`` mask (h/2, w/2) bool, the cloth ``model`` of
+    the BGR uint8 ``image`` and its halo ``rings`` (L, 3) [px]; ``radius_px`` the ball radius), and the
+    ``spare`` fits (``outline_fits``: dropped for a better-supported overlapping fit; the same arrays and
+    their support (S,)) that then lie
     APART radii from every fit kept (the fit that beat one was no ball: a dark ball's projected shadow
     beside it), with a radius within SPARE_SIZE of ``radius_px``, of two closer than APART radii the better
     supported, each with a lamp's highlight off the circles of the rest."""
-    on = lit_by_lamps(image, hole, model, fits[1], fits[2], radius_px)
+    on = lit_by_lamps(image, hole, model, fits[1], fits[2], radius_px, rings)
     fits = tuple(a[on] for a in fits)
     idx, c, r, rms, n = fits
     sc = spare[1]
@@ -986,7 +1012,7 @@ def lit_fits(fits: tuple, spare: tuple, image: np.ndarray, hole: np.ndarray, mod
         return fits
     k = k[distinct(sc[k], spare[5][k], APART * radius_px)]
     k = k[lit_by_lamps(image, hole, model, np.concatenate([c, sc[k]]), np.concatenate([r, spare[2][k]]),
-                       radius_px)[c.shape[0]:]]
+                       radius_px, rings)[c.shape[0]:]]
     return tuple(np.concatenate([a, b[k]]) for a, b in zip(fits, spare))
 
 

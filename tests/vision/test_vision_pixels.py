@@ -816,3 +816,22 @@ def test_a_fit_on_a_stripes_white_cap_is_searched_again_outside_it(synthetic_cam
         px = detect_in_pixels(f.image, radius).px
         r, c = match(f.truth.centre_px, px, 2.5)
         assert r.size == len(state.ids) and c.size == len(px), (seed, r, c)
+
+
+def test_a_halo_ring_across_a_pocket_hole_is_no_highlight():
+    """Drawn discs: a red ball in a pocket's jaw with its halo ring (1.8 radii) drawn across the black hole
+    beside it, and a black 8 with its white highlight that another ball's ring crosses off the highlight.
+    Read off the rings' bands (``lit_by_lamps`` with the rings), the hole holds no lamp's highlight and both
+    balls do; with the ring's light read as a highlight (no rings given, as before) the hole passed for a
+    ball (rendered hard: 7 of 13 false balls of seeds 5, 41 and 77; docs/vision.md, pixel-only stage 6)."""
+    r, ring, white, light = 13.0, 1.8 * 13.0, (250.0, 250.0, 250.0), (235.0, 235.0, 235.0)
+    rings = np.array([(60.0, 80.0 - ring, ring), (150.0 + 0.45 * r + ring, 80.0, ring)])   # [px]
+    # (discs as rings of radius 0, drawn in order: the rings' light over the hole and the 8)
+    image = _discs((120, 200), [(60.0, 80.0 - ring, r, RED_BGR), (56.0, 76.0 - ring, 2.0, white)],
+                   rings=[(60.0, 86.0, 0.0, 30.0, (20.0, 20.0, 20.0)), (150.0, 80.0, 0.0, 2 * r, (35.0, 30.0, 30.0)),
+                          (146.0, 76.0, 0.0, 4.0, white)] + [(*ring3, 3.0, light) for ring3 in rings])
+    model, classes = half_cloth(image)
+    c = np.array([[60.0, 80.0 - ring], [60.0, 86.0], [150.0, 80.0]])
+    everywhere = np.ones(classes.shape, bool)                  # every circle taken for one at a pocket
+    assert lit_by_lamps(image, everywhere, model, c, np.full(3, r), r, rings).tolist() == [True, False, True]
+    assert lit_by_lamps(image, everywhere, model, c, np.full(3, r), r).tolist() == [True, True, True]
