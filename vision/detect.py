@@ -318,7 +318,7 @@ def _outline_normals(outline):
 def outline_points(image: np.ndarray, outline: np.ndarray, half_width: float, cloth_lin: np.ndarray,
                    refine: bool | np.ndarray, min_step: float = 0.0, hole=None, bright: float | np.ndarray = np.inf,
                    chroma_deg: float | np.ndarray = EDGE_CHROMA_DEG, lit_share: float | np.ndarray = 0.0,
-                   side: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
+                   side: float = 1.0, normals: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Outline points (M, N, 2) found along the normals of predicted outlines (M, N, 2) [px] and
     which are valid (M, N) (``vision.edges``): where the profile leaves the cloth (lit cloth colour
     ``cloth_lin``, linear BGR, (3,) or (M, 3) one per ball, with white light added up to ``lit_share``
@@ -330,14 +330,15 @@ def outline_points(image: np.ndarray, outline: np.ndarray, half_width: float, cl
     colour is first refined this many px either side (``vision.edges`` module notes). refine, bright,
     chroma_deg and lit_share: scalars, or (M,) one per ball (one kernel call for balls searched each
     against its own cloth: under halo rings and a lit wedge about 40 calls a frame fewer, 41.2 -> 39.3 ms a
-    hard frame on a loaded core)."""
+    hard frame on a loaded core). normals: None, or the outlines' ``outline_normals`` where the caller has them."""
     M = outline.shape[0]
     mask, (u0, v0), rows = hole if hole is not None else (np.zeros((1, 1), bool), (0, 0), np.zeros(M, bool))
 
     def each(v, dtype, shape=(M,)):
         return np.ascontiguousarray(np.broadcast_to(np.asarray(v, dtype), shape))
 
-    return _edges.outline_points(image, LINEAR_LUT, outline, outline_normals(outline), float(half_width),
+    return _edges.outline_points(image, LINEAR_LUT, outline, outline_normals(outline) if normals is None else normals,
+                                 float(half_width),
                                  EDGE_STEP, each(cloth_lin, np.float64, (M, 3)),
                                  each(np.tan(np.radians(chroma_deg)), np.float64), DARK_LINEAR,
                                  each(bright, np.float64), mask, float(u0), float(v0), rows, each(refine, np.bool_),
@@ -345,14 +346,22 @@ def outline_points(image: np.ndarray, outline: np.ndarray, half_width: float, cl
                                  LUMA_SHARE, SRGB_LUT)
 
 
+@functools.lru_cache(maxsize=1)
+def _body_ring() -> np.ndarray:
+    """(32, 2) read-only: ``body_colour``'s sample offsets in outline radii, 16 angles on circles 0.5 and 0.75
+    (made once, not each of the eight calls of a hard frame)."""
+    t = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
+    ring = np.concatenate([f * np.stack([np.cos(t), np.sin(t)], axis=1) for f in (0.5, 0.75)])
+    ring.setflags(write=False)
+    return ring
+
+
 def body_colour(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray, dimmest: int = 32) -> np.ndarray:
     """(M, 3) the median linear BGR colour of 32 samples (nearest pixel) on circles 0.5 and 0.75 outline
     radii about centres (M, 2) with outline radii (M,) [px] in a BGR uint8 image: a ball's body colour;
     of the ``dimmest`` of them (by linear level) where fewer than 32 are asked."""
-    t = np.linspace(0.0, 2.0 * np.pi, 16, endpoint=False)
-    ring = np.concatenate([f * np.stack([np.cos(t), np.sin(t)], axis=1) for f in (0.5, 0.75)])
-    return _body_colour(image, LINEAR_LUT, np.asarray(centres_px, np.float64), np.asarray(radii_px, np.float64), ring,
-                        dimmest)
+    return _body_colour(image, LINEAR_LUT, np.asarray(centres_px, np.float64), np.asarray(radii_px, np.float64),
+                        _body_ring(), dimmest)
 
 
 def luma_of(linear: np.ndarray) -> np.ndarray:
@@ -426,15 +435,26 @@ def hue_angle(body: np.ndarray, cloth_lin: np.ndarray) -> np.ndarray:
 
 @njit(cache=True)
 def _hue_angle(body, cloth):
-    """``hue_angle``: degrees(arccos(clip(b . c / max(|b| |c|, 1e-12), -1, 1))) per row."""
+    """``hue_angle`` per row (``_angle``)."""
     out = np.empty(body.shape[0])
     for m in range(body.shape[0]):
-        b0, b1, b2, c0, c1, c2 = body[m, 0], body[m, 1], body[m, 2], cloth[m, 0], cloth[m, 1], cloth[m, 2]
-        nb = math.sqrt(b0 * b0 + b1 * b1 + b2 * b2)
-        nc = math.sqrt(c0 * c0 + c1 * c1 + c2 * c2)
-        cos = (b0 * c0 + b1 * c1 + b2 * c2) / max(nb * nc, 1e-12)
-        out[m] = np.degrees(np.arccos(min(max(cos, -1.0), 1.0)))
+        out[m] = _angle(body[m, 0], body[m, 1], body[m, 2], cloth[m, 0], cloth[m, 1], cloth[m, 2])
     return out
+
+
+@njit(cache=True)
+def _angle(b0, b1, b2, c0, c1, c2):
+    """degrees(arccos(clip(b . c / max(|b| |c|, 1e-12), -1, 1))) of two colours b, c."""
+    nb = math.sqrt(b0 * b0 + b1 * b1 + b2 * b2)
+    nc = math.sqrt(c0 * c0 + c1 * c1 + c2 * c2)
+    cos = (b0 * c0 + b1 * c1 + b2 * c2) / max(nb * nc, 1e-12)
+    return np.degrees(np.arccos(min(max(cos, -1.0), 1.0)))
+
+
+@njit(cache=True)
+def _level(b0, b1, b2, c0, c1, c2):
+    """|b| / max(|c|, 1e-12) of two colours b, c (the norms summed as numpy's row norms sum them)."""
+    return math.sqrt(b0 * b0 + b1 * b1 + b2 * b2) / max(math.sqrt(c0 * c0 + c1 * c1 + c2 * c2), 1e-12)
 
 
 def edge_chroma_deg(body: np.ndarray, cloth_lin: np.ndarray, bright: float = BRIGHT_LINEAR) -> np.ndarray:
@@ -443,10 +463,36 @@ def edge_chroma_deg(body: np.ndarray, cloth_lin: np.ndarray, bright: float = BRI
     EDGE_CHROMA_DEG, but for a ball within LOW_CONTRAST_DEG of its cloth's colour and of about its level
     (LOW_LEVEL to ``bright`` times; brighter or darker the search sees it anyway) EDGE_OWN_SHARE of its
     angle, at least EDGE_MIN_DEG: half-way from the cloth to the ball in colour."""
-    ang = hue_angle(body, cloth_lin)
-    level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(cloth_lin, axis=1), 1e-12)
-    low = (ang < LOW_CONTRAST_DEG) & (level > LOW_LEVEL) & (level < bright)
-    return np.where(low, np.clip(EDGE_OWN_SHARE * ang, EDGE_MIN_DEG, EDGE_CHROMA_DEG), EDGE_CHROMA_DEG)
+    return _per_ball(np.ascontiguousarray(body, np.float64), np.ascontiguousarray(cloth_lin, np.float64), float(bright),
+                     False)
+
+
+@njit(cache=True)
+def _edge_deg(ang, level, bright):
+    """``edge_chroma_deg`` of one ball: its angle [deg] and level (times the cloth) from the cloth."""
+    if ang < LOW_CONTRAST_DEG and level > LOW_LEVEL and level < bright:
+        return min(max(EDGE_OWN_SHARE * ang, EDGE_MIN_DEG), EDGE_CHROMA_DEG)
+    return EDGE_CHROMA_DEG
+
+
+@njit(cache=True)
+def _vivid(ang, level):
+    """``vivid_bright`` of one ball: its angle [deg] and level (times the cloth) from the cloth."""
+    if ang < EDGE_CHROMA_DEG and level > BRIGHT_LINEAR:
+        return max(BRIGHT_LINEAR, 1.0 + EDGE_OWN_SHARE * (level - 1.0))
+    return np.inf
+
+
+@njit(cache=True)
+def _per_ball(body, cloth, bright, vivid):
+    """``vivid_bright`` where ``vivid``, else ``edge_chroma_deg`` with ``bright``, of each row of body (M, 3) and
+    cloth (M, 3)."""
+    out = np.empty(body.shape[0])
+    for m in range(body.shape[0]):
+        b0, b1, b2, c0, c1, c2 = body[m, 0], body[m, 1], body[m, 2], cloth[m, 0], cloth[m, 1], cloth[m, 2]
+        ang, level = _angle(b0, b1, b2, c0, c1, c2), _level(b0, b1, b2, c0, c1, c2)
+        out[m] = _vivid(ang, level) if vivid else _edge_deg(ang, level, bright)
+    return out
 
 
 def vivid_bright(body: np.ndarray, cloth_lin: np.ndarray) -> np.ndarray:
@@ -457,9 +503,51 @@ def vivid_bright(body: np.ndarray, cloth_lin: np.ndarray) -> np.ndarray:
     search takes) and brighter than BRIGHT_LINEAR times it (a red or orange ball on a maroon cloth),
     EDGE_OWN_SHARE of the way from the cloth's level to the ball's, at least BRIGHT_LINEAR (a gap in a rack
     reads its neighbours' white as body: lower, a seed-30 rack lost 5 balls); inf otherwise."""
-    level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(cloth_lin, axis=1), 1e-12)
-    vivid = (hue_angle(body, cloth_lin) < EDGE_CHROMA_DEG) & (level > BRIGHT_LINEAR)
-    return np.where(vivid, np.maximum(BRIGHT_LINEAR, 1.0 + EDGE_OWN_SHARE * (level - 1.0)), np.inf)
+    return _per_ball(np.ascontiguousarray(body, np.float64), np.ascontiguousarray(cloth_lin, np.float64), np.inf, True)
+
+
+@njit(cache=True)
+def _search_rules(body, ref, local, near, bright, vivid, blocky, alone):
+    """The outline search's colour rules of one ``TableDetector.refine`` pass, per ball of body colour body (M, 3)
+    searched against the cloth colour ref (M, 3) with its local cloth local (M, 3) (linear BGR), near (M, N) its
+    search lines into neighbours: (deg (M,) the colour angle [deg] taken for ball, ball_bright (M,) the brightness
+    [times the cloth] taken for ball, low (M,) searched for its own angle (unrefined), limb (M,) a shape
+    candidate of its cloth's hue (``vision.limbs``), shaded (M,) under halo rings of its cloth's hue and clear of
+    its neighbours). bright finite (no halo rings): ``edge_chroma_deg`` against ref, and brightness ``bright``
+    where the ball is of its cloth's hue or the cloth grey; inf with ``vivid``: ``vivid_bright``; ``blocky``
+    (JPEG): every other ball from BLOCKY_CHROMA_SHARE of its angle; ``alone``: shape candidates. One kernel for
+    the pass's twenty-odd numpy calls, each value the numpy expression's to the bit."""
+    M, N = body.shape[0], near.shape[1]
+    deg = np.full(M, EDGE_CHROMA_DEG)
+    ball_bright = np.full(M, np.inf)
+    low = np.zeros(M, np.bool_)
+    limb = np.zeros(M, np.bool_)
+    shaded = np.zeros(M, np.bool_)
+    finite = np.isfinite(bright)
+    for m in range(M):
+        b0, b1, b2, r0, r1, r2 = body[m, 0], body[m, 1], body[m, 2], ref[m, 0], ref[m, 1], ref[m, 2]
+        ang = _angle(b0, b1, b2, r0, r1, r2)
+        if finite:          # brightness only where colour cannot tell: of the cloth's hue, or white on grey
+            deg[m] = _edge_deg(ang, _level(b0, b1, b2, r0, r1, r2), bright)
+            if ang < LOW_CONTRAST_DEG or _angle(1.0, 1.0, 1.0, r0, r1, r2) < LOW_CONTRAST_DEG:
+                ball_bright[m] = bright
+        elif vivid:
+            ball_bright[m] = _vivid(ang, _level(b0, b1, b2, r0, r1, r2))
+        low[m] = deg[m] < EDGE_CHROMA_DEG
+        if blocky and not low[m]:
+            deg[m] = min(max(BLOCKY_CHROMA_SHARE * ang, EDGE_CHROMA_DEG), BLOCKY_CHROMA_DEG)
+        if alone or not finite:
+            l0, l1, l2 = local[m, 0], local[m, 1], local[m, 2]
+            own = _angle(b0, b1, b2, l0, l1, l2)
+            if alone:
+                limb[m] = own < LOW_CONTRAST_DEG
+            else:
+                n = 0
+                for k in range(N):
+                    n += near[m, k]
+                shaded[m] = (_edge_deg(own, _level(b0, b1, b2, l0, l1, l2), BRIGHT_LINEAR) < EDGE_CHROMA_DEG
+                             and n / N <= LIMB_NEAR_SHARE)
+    return deg, ball_bright, low, limb, shaded
 
 
 def local_cloth(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray,
@@ -473,16 +561,43 @@ def local_cloth(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray,
     are; of those rings, the one with the least added light (``added_light``: a projector's halo ring
     round a ball lights one ring, not all; inside a rack only the widest may show cloth). Where no
     ring shows cloth: ``cloth.linear_colour`` and no added light."""
-    white = np.ones(3) / np.sqrt(3.0)
-    hi = max(cloth.lit[1], LOCAL_WHITE * (white @ cloth.light) / (white @ cloth.chroma))
+    hi = _local_white(float(cloth.lit[1]), np.asarray(cloth.light, np.float64).tobytes(),
+                      np.asarray(cloth.chroma, np.float64).tobytes())
     colours, found = _ring_cloth(image, LINEAR_LUT, np.asarray(centres_px, np.float64),
                                  np.asarray(radii_px, np.float64), np.array(rings, np.float64), cloth.chroma,
-                                 cloth.light, float(cloth.lit[0]), float(hi), CHROMA_TAN, LOCAL_MIN)
-    w = np.where(found, added_light(colours, cloth), np.inf)                               # (K, M)
-    pick = np.argmin(w, axis=0)
-    seen = found.any(axis=0)
-    local = np.where(seen[:, None], colours[pick, np.arange(pick.size)], cloth.linear_colour)
-    return local, np.where(seen, w.min(axis=0), 0.0)
+                                 cloth.light, float(cloth.lit[0]), hi, CHROMA_TAN, LOCAL_MIN)
+    return _least_added(colours, found, added_light(colours, cloth), cloth.linear_colour)
+
+
+@functools.lru_cache(maxsize=16)
+def _local_white(lit_hi: float, light: bytes, chroma: bytes) -> float:
+    """``local_cloth``'s upper end of the lit wedge (t), per cloth model (its lit[1] and float64 light and chroma
+    as bytes): white light up to LOCAL_WHITE of the way to white. Once per model, as ``_white_row``."""
+    white = np.ones(3) / np.sqrt(3.0)
+    return float(max(lit_hi, LOCAL_WHITE * (white @ np.frombuffer(light)) / (white @ np.frombuffer(chroma))))
+
+
+@njit(cache=True)
+def _least_added(colours, found, w, default):
+    """(local (M, 3), added (M,)): per ball m, of the rings k where found[k, m] (colours (K, M, 3), added light w
+    (K, M)) the first with the least w, and that w; ``default`` (3,) and 0 where no ring is found (numpy's argmin
+    and min of w with inf where not found, in one pass)."""
+    K, M = found.shape
+    local = np.empty((M, 3))
+    added = np.zeros(M)
+    for m in range(M):
+        pick, best, seen = 0, np.inf, False
+        for k in range(K):
+            if found[k, m]:
+                seen = True
+                if w[k, m] < best:
+                    pick, best = k, w[k, m]
+        if seen:
+            local[m] = colours[pick, m]
+            added[m] = best
+        else:
+            local[m] = default
+    return local, added
 
 
 @njit(cache=True)
@@ -826,13 +941,15 @@ class TableDetector:
             body_ok[a] = dim_body_unlike(image, det2.px[a], det2.r_px[a], local[a], level[a])
         arc = (det2.span >= SHORT_SPAN) | ((det2.fill >= SHORT_FILL) & (body_ok | (level < SHORT_DIM)))
         kept = np.zeros(len(det2), bool)
-        taken = list(det.xy)
+        # each ball's distance [m] to the nearest ball found or added so far (the row norms once, not a norm a pair)
+        gaps = np.linalg.norm(det2.xy[:, None] - det.xy[None], axis=2).min(axis=1, initial=np.inf)
+        pair = np.linalg.norm(det2.xy[:, None] - det2.xy[None], axis=2)
         for i in np.argsort(-det2.n_edges, kind="stable"):
-            gap = min((np.linalg.norm(det2.xy[i] - c) for c in taken), default=np.inf)
+            gap = gaps[i]
             remote = gap >= SHORT_FAR * self.R and not placed[i]     # no found ball's ring reaches it
             if fitted[i] and (arc[i] or remote) and unlike[i] and gap >= 2 * self.R - CONTACT_SLACK:
                 kept[i] = True
-                taken.append(det2.xy[i])
+                gaps = np.minimum(gaps, pair[i])
         return kept
 
     def _detect(self, image: np.ndarray, first: bool,
@@ -988,36 +1105,29 @@ class TableDetector:
             local, _ = local_cloth(image, cpx, rpx, cloth, OUTLINE_RINGS)
             cos = local @ cloth_lin / (np.linalg.norm(local, axis=1) * np.linalg.norm(cloth_lin))
             own = (cloth.lit != (0.0, 0.0)) | (cos < np.cos(np.radians(LOCAL_OWN_DEG)))
-            pts, valid = np.empty_like(outline), np.zeros(outline.shape[:2], bool)
             ref = np.where(own[:, None], local, cloth_lin)
-            deg = np.full(len(own), EDGE_CHROMA_DEG)
-            ball_bright = np.full(len(own), np.inf)
             body = body_colour(image, cpx, rpx)
-            if np.isfinite(bright):          # no halo rings (their remnants): balls of the cloth's own colour
-                deg = edge_chroma_deg(body, ref, bright)
-                # brightness only where colour cannot tell: a ball of the cloth's hue, or white on a grey
-                # cloth (a moving white ball's blur on green is no ball)
-                grey = hue_angle(np.ones_like(ref), ref) < LOW_CONTRAST_DEG
-                ball_bright[(hue_angle(body, ref) < LOW_CONTRAST_DEG) | grey] = bright
-            elif vivid:      # halo rings (their remnants are bright): a far brighter ball of the cloth's hue
-                ball_bright = vivid_bright(body, ref)
-            low = deg < EDGE_CHROMA_DEG
-            if blocky:       # JPEG: colour smeared out from the ball; start nearer the ball's own colour
-                ang = hue_angle(body, ref)
-                deg = np.where(low, deg, np.clip(BLOCKY_CHROMA_SHARE * ang, EDGE_CHROMA_DEG, BLOCKY_CHROMA_DEG))
-            limb = np.zeros(len(own), bool)      # shape alone, of its cloth's hue: its darker limb (vision.limbs)
-            if alone:
-                limb = hue_angle(body, local) < LOW_CONTRAST_DEG
-            shaded = np.zeros(len(own), bool)    # under halo rings: of its cloth's hue, clear of its neighbours
-            if not np.isfinite(bright) and not alone:
-                shaded = (edge_chroma_deg(body, local) < EDGE_CHROMA_DEG) & (near.mean(axis=1) <= LIMB_NEAR_SHARE)
+            # no halo rings (their remnants; bright finite): balls of the cloth's own colour, and brightness where
+            # colour cannot tell (a ball of the cloth's hue, white on a grey cloth: a moving white ball's blur on
+            # green is no ball); halo rings (their remnants are bright), vivid: a far brighter ball of the cloth's
+            # hue; JPEG: colour smeared out from the ball, start nearer the ball's own colour; shape alone, of its
+            # cloth's hue: its darker limb (vision.limbs); under halo rings: of its cloth's hue, clear of its
+            # neighbours (``_search_rules``)
+            deg, ball_bright, low, limb, shaded = _search_rules(body, ref, local, near, float(bright), vivid, blocky,
+                                                                alone)
             # (a ball searched against the frame's cloth colour has own, low False and ball_bright inf: ref is
             # cloth_lin, lit share 0, refined after the first pass)
             m = np.flatnonzero(~limb)
-            if m.size:
+            if m.size == len(limb):      # every ball (all but shape candidates of the cloth's hue): no copies
+                pts, valid = outline_points(image, outline, half_width, ref, (it > 0) & ~low, min_step,
+                                            (mask, corner, rows), ball_bright, deg, np.where(own, OUTLINE_LIT, 0.0),
+                                            side, normals)
+            else:
+                pts, valid = np.empty_like(outline), np.zeros(outline.shape[:2], bool)
+            if 0 < m.size < len(limb):
                 pts[m], valid[m] = outline_points(image, outline[m], half_width, ref[m], (it > 0) & ~low[m], min_step,
                                                   (mask, corner, rows[m]), ball_bright[m], deg[m],
-                                                  np.where(own[m], OUTLINE_LIT, 0.0), side)
+                                                  np.where(own[m], OUTLINE_LIT, 0.0), side, normals[m])
             dark = limb | shaded
             if dark.any():       # the darker limb's points (vision.limbs): shape alone, or under halo rings where the
                 # colour search found a short arc (by the lamp's highlight) and the limb a longer one
@@ -1220,56 +1330,102 @@ def place_by_contacts(xy: np.ndarray, good: np.ndarray, start: np.ndarray, R: fl
     lies within R of the start and overlaps no located ball by more than slack, the candidate is placed
     there. Once that places no more, a candidate still unplaced may take the balls up to CONTACT_SEEK R
     further out, at least CONTACT_SEEK_MIN of them touching (a rack's start can be 5-12 mm off its ball).
-    Returns (xy, good, placed) with the placed candidates marked good and placed.
+    Returns (xy, good, placed) with the placed candidates marked good and placed. One numba kernel
+    (``_place_all``): a call per candidate and its numpy distances cost 0.46 ms a hard frame replayed alone.
     """
-    xy, good = xy.copy(), good.copy()
     fixed = np.zeros((0, 2)) if fixed is None else fixed
-    placed = np.zeros(xy.shape[0], dtype=bool)
-    for seek in (0.0, CONTACT_SEEK * R):     # the wider search only once the near one places no more
+    return _place_all(np.array(xy, np.float64), np.array(good, np.bool_), np.ascontiguousarray(start, np.float64),
+                      np.ascontiguousarray(fixed, np.float64).reshape(-1, 2), float(R), float(slack),
+                      CONTACT_SEEK * R, int(iters), CONTACT_MIN, CONTACT_SEEK_MIN)
+
+
+@njit(cache=True)
+def _place_all(xy, good, start, fixed, R, slack, seek_far, iters, need, need_far):
+    """``place_by_contacts`` in place on xy (M, 2) and good (M,) (copies), returning them and placed (M,): the
+    nearer neighbours (seek 0) until they place no more, then those seek_far [m] further out. A candidate that
+    failed is not tried again (``stale``) while no ball has been placed within its reach since (its neighbours
+    and so its answer are the same). The located balls in numpy's order: the good ones in index order not
+    within R of a fixed ball, then the fixed ones (the order the solve sums them in). Distances are the plain
+    sums of squares (as numpy's row norms); the placed centre's distance from its start, which numpy's 1-D norm
+    sums by BLAS's dot, could differ by an ulp of R: at such a tie only."""
+    M = xy.shape[0]
+    placed = np.zeros(M, np.bool_)
+    for seek in (0.0, seek_far):         # the wider search only once the near one places no more
         reach = 2 * R + slack + seek
-        stale = np.zeros(xy.shape[0], dtype=bool)     # failed, and no ball placed within reach since: fails again
+        stale = np.zeros(M, np.bool_)
         changed = True
-        while changed:                        # a placed ball can anchor the next one
+        while changed:                   # a placed ball can anchor the next one
             changed = False
-            located = _with_fixed(xy[good], fixed, R)
-            for i in np.flatnonzero(~good & ~stale):
-                d = np.linalg.norm(located - start[i], axis=1)
-                c = _touching_centre(start[i], located[d < 2 * R + slack], R, slack, CONTACT_MIN, iters)
-                if c is None and seek:       # the start far off the ball (inside a rack): neighbours further out
-                    c = _touching_centre(start[i], located[d < 2 * R + slack + seek], R, slack, CONTACT_SEEK_MIN,
-                                         iters)
-                if (c is not None and np.linalg.norm(c - start[i]) < R
-                        and np.all(np.linalg.norm(located - c, axis=1) > 2 * R - slack)):     # no overlap
-                    xy[i], good[i], placed[i] = c, True, True
-                    changed = True
-                    stale &= np.linalg.norm(start - c, axis=1) >= reach
-                    located = _with_fixed(xy[good], fixed, R)
+            located = _located(xy, good, fixed, R)
+            todo = np.flatnonzero(~good & ~stale)
+            for i in todo:
+                c = _touching_solve(start[i], _within(located, start[i], 2 * R + slack), 2 * R, slack, need, iters)
+                if np.isnan(c[0]) and seek:    # the start far off the ball (inside a rack): neighbours further out
+                    c = _touching_solve(start[i], _within(located, start[i], 2 * R + slack + seek), 2 * R, slack,
+                                        need_far, iters)
+                if not np.isnan(c[0]) and _dist(c, start[i]) < R and _clear(located, c, 2 * R - slack):
+                    xy[i, 0], xy[i, 1] = c[0], c[1]
+                    good[i] = placed[i] = changed = True
+                    for j in range(M):
+                        if not _dist(start[j], c) >= reach:
+                            stale[j] = False
+                    located = _located(xy, good, fixed, R)
                 else:
                     stale[i] = True
     return xy, good, placed
 
 
-def _with_fixed(xy: np.ndarray, fixed: np.ndarray, R: float) -> np.ndarray:
-    """(K', 2) [m] the centres ``fixed`` (F, 2) and those of xy (K, 2) not within R of any of them (the same
-    ball found twice counts once, where it was found first)."""
-    if not fixed.shape[0] or not xy.shape[0]:
-        return np.concatenate([xy, fixed])
-    far = np.linalg.norm(xy[:, None] - fixed[None], axis=2).min(axis=1) >= R
-    return np.concatenate([xy[far], fixed])
+@njit(cache=True)
+def _dist(a, b):
+    """|a - b| of two points (2,), as numpy's row norm sums it."""
+    d0, d1 = a[0] - b[0], a[1] - b[1]
+    return math.sqrt(d0 * d0 + d1 * d1)
 
 
-def _touching_centre(start: np.ndarray, nb: np.ndarray, R: float, slack: float, need: int,
-                     iters: int) -> np.ndarray | None:
-    """The centre (2,) [m] touching at least ``need`` of the centres nb (K, 2) [m] to within slack,
-    solved from start (2,) with the least-touching neighbour dropped until the rest touch; None if
-    fewer than ``need`` are left."""
-    c = _touching_solve(np.asarray(start, np.float64), np.ascontiguousarray(nb, np.float64), 2 * R, slack, need, iters)
-    return None if np.isnan(c[0]) else c
+@njit(cache=True)
+def _located(xy, good, fixed, R):
+    """(K', 2) [m] the centres ``fixed`` (F, 2) after those of the good rows of xy (M, 2) not within R of any of
+    them (the same ball found twice counts once, where it was found first)."""
+    keep = np.zeros(xy.shape[0], np.bool_)
+    for i in range(xy.shape[0]):
+        if good[i]:
+            keep[i] = True
+            for j in range(fixed.shape[0]):
+                if _dist(xy[i], fixed[j]) < R:
+                    keep[i] = False
+                    break
+    out = np.empty((keep.sum() + fixed.shape[0], 2))
+    k = 0
+    for i in np.flatnonzero(keep):
+        out[k] = xy[i]
+        k += 1
+    out[k:] = fixed
+    return out
+
+
+@njit(cache=True)
+def _within(pts, c, reach):
+    """(K', 2) the rows of pts (K, 2) closer than reach to c (2,), in order."""
+    near = np.zeros(pts.shape[0], np.bool_)
+    for k in range(pts.shape[0]):
+        near[k] = _dist(pts[k], c) < reach
+    return pts[near]
+
+
+@njit(cache=True)
+def _clear(pts, c, gap):
+    """Whether every row of pts (K, 2) lies farther than gap from c (2,)."""
+    for k in range(pts.shape[0]):
+        if not _dist(pts[k], c) > gap:
+            return False
+    return True
 
 
 @njit(cache=True)
 def _touching_solve(start, nb, two_r, slack, need, iters):
-    """``_touching_centre`` (NaNs for None): Gauss-Newton steps of |c - nb_k| = two_r from start over the kept
+    """(2,) the centre [m] touching at least ``need`` of the centres nb (K, 2) [m] to within slack, solved from
+    start (2,) with the least-touching neighbour dropped until the rest touch; NaNs where fewer than ``need`` are
+    left (``place_by_contacts``). Gauss-Newton steps of |c - nb_k| = two_r from start over the kept
     neighbours (the 2x2 normal equations, 1e-12 added to the diagonal, solved directly: as numpy's small
     array calls 1.3 ms a solve of six neighbours on a loaded core, about 0.03 ms here)."""
     keep = np.ones(nb.shape[0], np.bool_)

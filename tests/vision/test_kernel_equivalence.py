@@ -38,13 +38,28 @@ from vision.cloth import (
     unlike_shares,
 )
 from vision.detect import (
+    BLOCKY_CHROMA_DEG,
+    BLOCKY_CHROMA_SHARE,
+    BRIGHT_LINEAR,
+    CONTACT_MIN,
+    CONTACT_SEEK,
+    CONTACT_SEEK_MIN,
     DARK_LINEAR,
+    EDGE_CHROMA_DEG,
+    EDGE_MIN_DEG,
+    EDGE_OWN_SHARE,
     EDGE_STEP,
     LIMB_CLOTH,
     LIMB_DEPTH,
     LIMB_INNER,
+    LIMB_NEAR_SHARE,
+    LOW_CONTRAST_DEG,
+    LOW_LEVEL,
     SEARCH_WIDTHS,
     _inside_others,
+    _least_added,
+    _search_rules,
+    _touching_solve,
     added_light,
     copy_disc,
     hue_angle,
@@ -53,6 +68,7 @@ from vision.detect import (
     near_points,
     outline_normals,
     outline_points,
+    place_by_contacts,
     small_median,
     used_rays,
 )
@@ -1581,3 +1597,145 @@ def test_pinhole_kernels_equal_opencvs_projection_and_undistortion():
         want = cv2.undistortPointsIter(px.reshape(-1, 1, 2), K, cam.dist, None, None, _UNDISTORT_CRITERIA)
         np.testing.assert_array_equal(pixels_to_normalised(cam, px), want.reshape(-1, 2))
     assert CameraModel((1280, 720), K, np.zeros(14)).lens is None       # (OpenCV's own functions)
+
+
+def _plain_place(xy, good, start, R, slack, iters=10, fixed=None):
+    """``place_by_contacts`` as stop 44 wrote it: a Python loop over the candidates, numpy's distances."""
+    def with_fixed(xy, fixed):
+        if not fixed.shape[0] or not xy.shape[0]:
+            return np.concatenate([xy, fixed])
+        far = np.linalg.norm(xy[:, None] - fixed[None], axis=2).min(axis=1) >= R
+        return np.concatenate([xy[far], fixed])
+
+    def centre(s, nb, need):
+        c = _touching_solve(np.asarray(s, np.float64), np.ascontiguousarray(nb, np.float64), 2 * R, slack, need, iters)
+        return None if np.isnan(c[0]) else c
+
+    xy, good = xy.copy(), good.copy()
+    fixed = np.zeros((0, 2)) if fixed is None else fixed
+    placed = np.zeros(xy.shape[0], dtype=bool)
+    for seek in (0.0, CONTACT_SEEK * R):
+        reach = 2 * R + slack + seek
+        stale = np.zeros(xy.shape[0], dtype=bool)
+        changed = True
+        while changed:
+            changed = False
+            located = with_fixed(xy[good], fixed)
+            for i in np.flatnonzero(~good & ~stale):
+                d = np.linalg.norm(located - start[i], axis=1)
+                c = centre(start[i], located[d < 2 * R + slack], CONTACT_MIN)
+                if c is None and seek:
+                    c = centre(start[i], located[d < 2 * R + slack + seek], CONTACT_SEEK_MIN)
+                if (c is not None and np.linalg.norm(c - start[i]) < R
+                        and np.all(np.linalg.norm(located - c, axis=1) > 2 * R - slack)):
+                    xy[i], good[i], placed[i] = c, True, True
+                    changed = True
+                    stale &= np.linalg.norm(start - c, axis=1) >= reach
+                    located = with_fixed(xy[good], fixed)
+                else:
+                    stale[i] = True
+    return xy, good, placed
+
+
+def test_contact_placement_kernel_equals_the_plain_loop():
+    """``vision.detect.place_by_contacts`` (one kernel, ``_place_all``) equals its plain loop to the bit: random
+    racks (a triangle of 15 balls touching to 0-3 mm) with a third of their balls hidden (starts 1-12 mm off),
+    with and without balls found before (some of them the same balls again), rough and clean slack."""
+    R = 0.028575
+    rng = np.random.default_rng(44)
+    rows = [(r, k) for r in range(5) for k in range(r + 1)]
+    tri = np.array([[2 * R * r * np.cos(np.pi / 6), 2 * R * (k - r / 2)] for r, k in rows])
+    placed_any = 0
+    for _ in range(60):
+        gap = rng.uniform(0, 0.003)
+        xy = np.array([1.0, 0.6]) + tri * (1 + gap / (2 * R)) + rng.normal(0, 0.0007, tri.shape)
+        good = rng.random(len(xy)) > 0.35
+        start = xy + rng.normal(0, 1, xy.shape) * rng.uniform(0.001, 0.012, (len(xy), 1))
+        fixed = None
+        if rng.random() < 0.5:
+            fixed = np.concatenate([xy[~good][:2] + rng.normal(0, 0.002, (min(2, (~good).sum()), 2)),
+                                    xy[good][:1] + rng.normal(0, 0.002, (min(1, good.sum()), 2))])
+        slack = float(rng.choice([0.004, 0.009]))
+        got = place_by_contacts(np.where(good[:, None], xy, start), good, start, R, slack, fixed=fixed)
+        want = _plain_place(np.where(good[:, None], xy, start), good, start, R, slack, fixed=fixed)
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)
+        placed_any += int(want[2].sum())
+    assert placed_any > 50        # (the loop's placing, its seeking further out and its retries all ran)
+
+
+def _plain_rules(body, ref, local, near, bright, vivid, blocky, alone):
+    """The outline search's colour rules of a refine pass as stop 44 wrote them, in numpy (the angles by
+    ``hue_angle``, as there)."""
+    hue = hue_angle
+
+    def level(b, c):
+        return np.linalg.norm(b, axis=1) / np.maximum(np.linalg.norm(c, axis=1), 1e-12)
+
+    def edge_deg(b, c, br=BRIGHT_LINEAR):
+        ang = hue(b, c)
+        lo = (ang < LOW_CONTRAST_DEG) & (level(b, c) > LOW_LEVEL) & (level(b, c) < br)
+        return np.where(lo, np.clip(EDGE_OWN_SHARE * ang, EDGE_MIN_DEG, EDGE_CHROMA_DEG), EDGE_CHROMA_DEG)
+
+    M = len(body)
+    deg, ball_bright = np.full(M, EDGE_CHROMA_DEG), np.full(M, np.inf)
+    if np.isfinite(bright):
+        deg = edge_deg(body, ref, bright)
+        grey = hue(np.ones_like(ref), ref) < LOW_CONTRAST_DEG
+        ball_bright[(hue(body, ref) < LOW_CONTRAST_DEG) | grey] = bright
+    elif vivid:
+        lv = level(body, ref)
+        ball_bright = np.where((hue(body, ref) < EDGE_CHROMA_DEG) & (lv > BRIGHT_LINEAR),
+                               np.maximum(BRIGHT_LINEAR, 1.0 + EDGE_OWN_SHARE * (lv - 1.0)), np.inf)
+    low = deg < EDGE_CHROMA_DEG
+    if blocky:
+        deg = np.where(low, deg, np.clip(BLOCKY_CHROMA_SHARE * hue(body, ref), EDGE_CHROMA_DEG, BLOCKY_CHROMA_DEG))
+    limb = hue(body, local) < LOW_CONTRAST_DEG if alone else np.zeros(M, bool)
+    shaded = np.zeros(M, bool)
+    if not np.isfinite(bright) and not alone:
+        shaded = (edge_deg(body, local) < EDGE_CHROMA_DEG) & (near.mean(axis=1) <= LIMB_NEAR_SHARE)
+    return deg, ball_bright, low, limb, shaded
+
+
+def test_search_rules_equal_the_numpy_rules():
+    """``vision.detect._search_rules`` (a refine pass's colour rules in one kernel) equals the numpy rules to the
+    bit under every mode (halo rings or not, vivid, JPEG, shape alone): random bodies from the cloth's own colour
+    (0-15 degrees off, 0.2-8 times its level) to any colour, grey cloths, near lines 0-40 %."""
+    rng = np.random.default_rng(45)
+    M = 400
+    cloth = rng.uniform(0.02, 0.6, (M, 3))
+    cloth[::7] = cloth[::7, :1]                        # grey cloths
+    turn = rng.normal(0, 1, (M, 3)) * np.radians(rng.uniform(0, 15, (M, 1))) * np.linalg.norm(cloth, axis=1)[:, None]
+    body = np.abs(cloth + turn) * rng.uniform(0.2, 8, (M, 1))
+    body[::5] = rng.uniform(0, 1, (M // 5 + (M % 5 > 0), 3))
+    local = np.abs(cloth + rng.normal(0, 0.02, (M, 3)))
+    near = rng.random((M, 48)) < rng.uniform(0, 0.4, (M, 1))
+    hit = np.zeros(5)
+    for bright in (BRIGHT_LINEAR, np.inf):
+        for vivid in (False, True):
+            for blocky in (False, True):
+                for alone in (False, True):
+                    got = _search_rules(body, cloth, local, near, bright, vivid, blocky, alone)
+                    want = _plain_rules(body, cloth, local, near, bright, vivid, blocky, alone)
+                    for a, b in zip(got, want):
+                        np.testing.assert_array_equal(a, b)
+                    hit += [np.sum(want[0] < EDGE_CHROMA_DEG), np.isfinite(want[1]).sum(), want[2].sum(),
+                            want[3].sum(), want[4].sum()]
+    assert (hit > 20).all()       # every rule took effect on some balls
+
+
+def test_least_added_ring_equals_numpys_argmin():
+    """``vision.detect._least_added`` (``local_cloth``'s choice of ring) equals numpy's argmin and min of the
+    added light with inf where a ring found no cloth, and the default where none did, to the bit; ties too."""
+    rng = np.random.default_rng(46)
+    for K in (1, 2, 3):
+        colours = rng.uniform(0, 1, (K, 300, 3))
+        found = rng.random((K, 300)) < 0.6
+        w = np.round(rng.uniform(0, 0.2, (K, 300)), 2)       # (ties)
+        default = rng.uniform(0, 1, 3)
+        default.setflags(write=False)                        # (read-only, as ``ClothModel.linear_colour``)
+        ww = np.where(found, w, np.inf)
+        pick, seen = np.argmin(ww, axis=0), found.any(axis=0)
+        local, added = _least_added(colours, found, w, default)
+        np.testing.assert_array_equal(local, np.where(seen[:, None], colours[pick, np.arange(300)], default))
+        np.testing.assert_array_equal(added, np.where(seen, ww.min(axis=0), 0.0))

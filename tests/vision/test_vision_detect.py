@@ -226,10 +226,10 @@ def test_contacts_with_balls_found_before_place_a_ball_once_each():
 
 
 def test_touching_centre_solves_the_contacts_and_drops_the_least_touching():
-    """``_touching_centre`` (the numba ``_touching_solve``): a hidden ball whose three neighbours touch it is
+    """``_touching_solve`` (``place_by_contacts``' solve): a hidden ball whose three neighbours touch it is
     placed where it touches all three (to 1e-9 m, from a start 6 mm off); a fourth neighbour 12 mm too far
     out is dropped and the same centre found; with fewer than ``need`` left, none."""
-    from vision.detect import _touching_centre
+    from vision.detect import _touching_solve
 
     R = 0.028575
     c = np.array([1.0, 0.5])
@@ -237,9 +237,9 @@ def test_touching_centre_solves_the_contacts_and_drops_the_least_touching():
     nb = c + 2 * R * np.stack([np.cos(ang), np.sin(ang)], axis=1)
     nb[3] += 0.012 * np.array([np.cos(ang[3]), np.sin(ang[3])])
     start = c + [0.004, -0.0045]
-    assert np.linalg.norm(_touching_centre(start, nb[:3], R, 0.004, 3, 10) - c) < 1e-9
-    assert np.linalg.norm(_touching_centre(start, nb, R, 0.004, 3, 10) - c) < 1e-9
-    assert _touching_centre(start, nb, R, 0.004, 4, 10) is None
+    assert np.linalg.norm(_touching_solve(start, nb[:3], 2 * R, 0.004, 3, 10) - c) < 1e-9
+    assert np.linalg.norm(_touching_solve(start, nb, 2 * R, 0.004, 3, 10) - c) < 1e-9
+    assert np.isnan(_touching_solve(start, nb, 2 * R, 0.004, 4, 10)).all()
 
 
 def test_a_placed_ball_lies_on_the_bed(synthetic_camera, vision):
