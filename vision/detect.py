@@ -961,8 +961,9 @@ class TableDetector:
         w, h = self.cam.size
         if image.shape[:2] != (h, w) or image.ndim != 3:
             raise ValueError(f"expected a {w}x{h} BGR image, got shape {image.shape}")
-        u0, v0, u1, v1 = self.crop
-        half = cv2.resize(image[v0:v1, u0:u1], self.half_size, interpolation=cv2.INTER_AREA)
+        u0, v0 = self.crop[:2]
+        image = np.ascontiguousarray(image)
+        half = halved(image, u0, v0, *self.half_size)
         given = image
         image, half, lined = self.unlined(image, half)
         ringed = image is not given
@@ -1279,6 +1280,28 @@ def used_rays(cam: CameraModel, pts: np.ndarray, used: np.ndarray) -> np.ndarray
     rays[..., 2] = -1.0
     rays[used] = pixel_rays(cam, pts[used])
     return rays
+
+
+@njit(cache=True)
+def halved(image, u0, v0, hw, hh):
+    """(hh, hw, 3) uint8: each 2 x 2 block's mean of the C-contiguous BGR uint8 image (h, w, 3) from column u0,
+    row v0 (2 hw columns and 2 hh rows of it), rounded half up, as cv2.resize's INTER_AREA halves that crop
+    (its integer path: (sum + 2) >> 2), read as unsigned byte offsets (a real frame whole 0.45 -> 0.32 ms; the
+    registered detector's crop of a rendered frame 0.36 -> 0.22 ms, against cv2.resize, one core)."""
+    w = image.shape[1]
+    src = image.reshape(-1)
+    out = np.empty((hh, hw, 3), np.uint8)
+    dst = out.reshape(-1)
+    right, down = np.uint64(3), np.uint64(3 * w)
+    for y in range(hh):
+        top, at = np.uint64(3 * ((v0 + 2 * y) * w + u0)), np.uint64(3 * y * hw)
+        for x in range(hw):
+            for c in range(3):
+                q = top + np.uint64(6 * x + c)
+                total = (np.uint32(src[q]) + np.uint32(src[q + right]) + np.uint32(src[q + down])
+                         + np.uint32(src[q + down + right]))
+                dst[at + np.uint64(3 * x + c)] = (total + np.uint32(2)) >> np.uint32(2)
+    return out
 
 
 def copy_disc(out: np.ndarray, src: np.ndarray, u: int, v: int, r: int) -> None:

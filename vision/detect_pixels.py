@@ -104,6 +104,7 @@ from vision.detect import (
     Detections,
     _empty,
     _inside_others,
+    halved,
     local_cloth,
     near_neighbours,
     near_points,
@@ -233,7 +234,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
         raise ValueError(f"expected a BGR image, got shape {image.shape}")
     if not radius_px >= 3:
         raise ValueError(f"--radius-px must be at least 3 pixels, got {radius_px}")
-    half = _halved(np.ascontiguousarray(image))
+    half = halved(np.ascontiguousarray(image), 0, 0, image.shape[1] // 2, image.shape[0] // 2)
     r_half = radius_px / 2
     half, lined = remove_thin_lines(half, max(1, int(round(LINE_REACH * r_half))))
     model, bright = _cloth_model(half)
@@ -336,27 +337,6 @@ def _ringed_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, fill: np.ndarr
     return ((np.concatenate([searched[second[0]], idx[back]]),)
             + tuple(np.concatenate([a, b[back]]) for a, b in zip(second[1:], fits[1:])),
             (searched[spare[0]],) + spare[1:])
-
-
-@njit(cache=True)
-def _halved(image):
-    """(h // 2, w // 2, 3) uint8: each 2 x 2 block's mean of a C-contiguous BGR uint8 image (h, w, 3),
-    rounded half up, as cv2.resize's INTER_AREA halves an image (its integer path: (sum + 2) >> 2), read
-    as unsigned byte offsets (a real frame 0.45 -> 0.32 ms against cv2.resize, one core)."""
-    hh, hw, w = image.shape[0] // 2, image.shape[1] // 2, image.shape[1]
-    src = image.reshape(-1)
-    out = np.empty((hh, hw, 3), np.uint8)
-    dst = out.reshape(-1)
-    right, down = np.uint64(3), np.uint64(3 * w)
-    for y in range(hh):
-        top, at = np.uint64(6 * y * w), np.uint64(3 * y * hw)
-        for x in range(hw):
-            for c in range(3):
-                q = top + np.uint64(6 * x + c)
-                total = (np.uint32(src[q]) + np.uint32(src[q + right]) + np.uint32(src[q + down])
-                         + np.uint32(src[q + down + right]))
-                dst[at + np.uint64(3 * x + c)] = (total + np.uint32(2)) >> np.uint32(2)
-    return out
 
 
 def _with_jaw_fits(image: np.ndarray | SmoothedNear, jaw: np.ndarray, offset: int, fits: tuple, radius_px: float,

@@ -52,6 +52,32 @@ def _dim(img, voters, near, chroma, bright, share):
     return out
 
 
+@njit(cache=True)
+def _local_peaks(votes, allowed, near, min_votes):
+    """(rows, columns) (K,) int64, in row order: the pixels of ``votes`` (h, w) float32 with at least
+    ``min_votes``, ``allowed`` (h, w) bool and ``near`` (h, w) uint8 0 where no neighbour of its 3 x 3 square
+    inside the array has more votes: ``np.nonzero((votes >= min_votes) & (cv2.dilate(votes, np.ones((3, 3),
+    np.uint8)) == votes) & allowed & (near == 0))`` in one pass (five passes over a hard frame's window:
+    0.46 -> 0.1 ms)."""
+    h, w = votes.shape
+    ys, xs = np.empty(h * w, np.int64), np.empty(h * w, np.int64)
+    k = 0
+    for y in range(h):
+        for x in range(w):
+            v = votes[y, x]
+            if not (v >= min_votes and allowed[y, x] and near[y, x] == 0):
+                continue
+            peak = True
+            for yy in range(max(y - 1, 0), min(y + 2, h)):
+                for xx in range(max(x - 1, 0), min(x + 2, w)):
+                    if votes[yy, xx] > v:
+                        peak = False
+            if peak:
+                ys[k], xs[k] = y, x
+                k += 1
+    return ys[:k], xs[:k]
+
+
 def shape_candidates(img: np.ndarray, voters: np.ndarray, allowed: np.ndarray, radius: np.ndarray,
                      taken: np.ndarray, chroma: np.ndarray, bright: np.ndarray,
                      r_range: tuple[float, float] | None = None) -> np.ndarray:
@@ -89,9 +115,7 @@ def shape_candidates(img: np.ndarray, voters: np.ndarray, allowed: np.ndarray, r
     y0, x0 = max(by - m, 0), max(bx - m, 0)
     win = (slice(y0, min(by + bh + m, h)), slice(x0, min(bx + bw + m, w)))
     votes = symmetry_votes(img[win], vote[win], radius[win])
-    peak = (votes >= SHAPE_VOTES) & (cv2.dilate(votes, np.ones((3, 3), np.uint8)) == votes) & allowed[win] \
-        & (near[win] == 0)
-    ys, xs = np.nonzero(peak)
+    ys, xs = _local_peaks(votes, allowed[win], near[win], SHAPE_VOTES)
     if xs.size == 0:
         return np.zeros((0, 2))
     pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)

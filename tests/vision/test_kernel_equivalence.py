@@ -28,12 +28,14 @@ from vision.cloth import (
     _above_share,
     _cell_means,
     _fullest_cell,
+    _least_median,
     _lit_run,
     _local_linear,
     _local_linear_shifted,
     _moments,
     _near_mean,
     _normal_equations,
+    _whole_cells,
     unlike_cloth,
     unlike_shares,
 )
@@ -62,6 +64,7 @@ from vision.detect import (
     _touching_solve,
     added_light,
     copy_disc,
+    halved,
     hue_angle,
     inside_circles,
     near_neighbours,
@@ -76,7 +79,6 @@ from vision.detect_pixels import (
     _alive,
     _any_in_disc,
     _choose,
-    _halved,
     _jaw_share,
     _offsets,
     _on_rings,
@@ -134,6 +136,7 @@ from vision.play_area import (
     row_ends,
 )
 from vision.runs import row_runs
+from vision.shape_candidates import SHAPE_VOTES, _local_peaks
 from vision.steps import N_RAYS, ray_directions, step_points
 from vision.thin_lines import (
     ALONG_SHARE,
@@ -751,12 +754,18 @@ def test_line_blocks_equal_the_line_search_over_their_pixels():
 
 
 def test_halved_frame_equals_cv2_area_resize():
+    """``vision.detect.halved`` equals cv2.resize's INTER_AREA halving of the whole image (odd sizes: the last
+    row, column dropped) and of a crop from an origin (the registered detector's), to the bit."""
     rng = np.random.default_rng(15)
-    for shape in ((2, 2, 3), (7, 9, 3), (36, 64, 3), (91, 130, 3)):      # (odd sizes: the last row, column dropped)
+    for shape in ((2, 2, 3), (7, 9, 3), (36, 64, 3), (91, 130, 3)):
         image = rng.integers(0, 256, shape, dtype=np.uint8)
         h, w = shape[0] // 2, shape[1] // 2
         want = cv2.resize(image[:2 * h, :2 * w], (w, h), interpolation=cv2.INTER_AREA)
-        assert np.array_equal(_halved(image), want)
+        assert np.array_equal(halved(image, 0, 0, w, h), want)
+        u0, v0 = int(rng.integers(0, shape[1] - 1)), int(rng.integers(0, shape[0] - 1))
+        hw, hh = (shape[1] - u0) // 2, (shape[0] - v0) // 2
+        want = cv2.resize(image[v0:v0 + 2 * hh, u0:u0 + 2 * hw], (hw, hh), interpolation=cv2.INTER_AREA)
+        assert np.array_equal(halved(image, u0, v0, hw, hh), want)
 
 
 def test_row_runs_equal_the_plain_runs_of_each_row():
@@ -1025,6 +1034,36 @@ def test_peaks_equal_the_plain_local_maxima():
             np.testing.assert_array_equal(got, want)
 
 
+def test_shape_peaks_equal_the_dilated_maxima():
+    """``vision.shape_candidates._local_peaks`` (one pass) equals the numpy and cv2 expression it replaced: the
+    pixels with at least SHAPE_VOTES, allowed and not near a ball found, that equal their 3 x 3 grey dilation
+    (cv2 pads with the least value), in scan order; on windows cut out of larger arrays (views, as the
+    detector passes them), with ties between neighbours and peaks on the border."""
+    rng = np.random.default_rng(45)
+    for _ in range(40):
+        h, w = rng.integers(1, 40, 2)
+        votes = (rng.integers(0, 10, (h + 4, w + 4)) * 0.5).astype(np.float32)[2:2 + h, 1:1 + w]
+        allowed = (rng.random((h + 3, w + 5)) < 0.8)[1:1 + h, 3:3 + w]
+        near = rng.choice(np.array([0, 0, 0, 1, 2], np.uint8), (h + 2, w + 2))[2:, :w]
+        want = np.nonzero((votes >= SHAPE_VOTES) & (cv2.dilate(votes, np.ones((3, 3), np.uint8)) == votes)
+                          & allowed & (near == 0))
+        for got, exp in zip(_local_peaks(votes, allowed, near, SHAPE_VOTES), want):
+            np.testing.assert_array_equal(got, exp)
+
+
+def test_least_median_equals_numpys_percentile_and_median():
+    """``vision.cloth._least_median`` (selection) equals numpy's median of the rows at or below t's percentile,
+    to the bit: odd and even counts, ties in t, one row, the quantiles 0, 1 and between."""
+    rng = np.random.default_rng(46)
+    for k in range(300):
+        n = int(rng.integers(1, 40)) if k % 2 else int(rng.integers(40, 2000))
+        unit = rng.random((n, 3))
+        t = rng.normal(size=n) if k % 3 else rng.integers(0, 5, n).astype(np.float64)
+        q = (0.1, 0.0, 1.0, 0.5, float(rng.random()))[k % 5]
+        want = np.median(unit[t <= np.percentile(t, 100 * q)], axis=0)
+        np.testing.assert_array_equal(_least_median(unit, t, q), want)
+
+
 def test_any_in_disc_equals_the_disc_entries():
     """The pocket test of ``lit_by_lamps`` (a numba scan of the square about the point) equals the plain
     expression, any mask pixel (integer coordinates) nearer than the reach; random masks, points on and off
@@ -1279,6 +1318,25 @@ def test_cell_means_equal_cv2_area_resizes():
         want = cv2.resize(bright, size, interpolation=cv2.INTER_AREA)
         assert lit.dtype == want.dtype
         np.testing.assert_array_equal(lit, want)
+
+
+def test_whole_cells_are_kept_only_for_tables_that_cannot_change():
+    """``vision.cloth._whole_cells`` equals the INTER_AREA mean above 0.999 each call: a read-only table's
+    cells are kept (the same array again), a writable table's are found again after it changed."""
+    rng = np.random.default_rng(47)
+    table = rng.random((93, 171)) < 0.995
+    size = (171 // LIGHT_COARSE, 93 // LIGHT_COARSE)
+
+    def want(t):
+        return cv2.resize(t.astype(np.float32), size, interpolation=cv2.INTER_AREA) > 0.999
+    np.testing.assert_array_equal(_whole_cells(table, size), want(table))
+    table[:20] = False
+    np.testing.assert_array_equal(_whole_cells(table, size), want(table))
+    fixed = table.copy()
+    fixed.setflags(write=False)
+    first = _whole_cells(fixed, size)
+    np.testing.assert_array_equal(first, want(fixed))
+    assert _whole_cells(fixed, size) is first
 
 
 def _plain_moments(values, mask, sigma):
