@@ -443,7 +443,7 @@ def _with_contact_balls(cand: np.ndarray, fits: tuple, unlike) -> tuple:
     k = np.flatnonzero(near)
     xy = np.concatenate([c, cand[k]])
     good = np.arange(xy.shape[0]) < c.shape[0]
-    xy, good, placed = place_by_contacts(xy, good, xy.copy(), R, slack)
+    xy, good, placed = place_by_contacts(xy, good, xy.copy(), R, slack, sweeps=0)     # (sweeps: 1 ball lost)
     new = np.flatnonzero(placed)
     new = new[[_hemmed(xy[i], c, 2 * R + slack) for i in new]]
     if new.size:

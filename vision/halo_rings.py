@@ -105,6 +105,13 @@ def ring_pixels(points: np.ndarray, rings: np.ndarray) -> np.ndarray:
     return on.reshape(points.shape[:-1])
 
 
+def ring_distances(points: np.ndarray, rings: np.ndarray) -> np.ndarray:
+    """(...) the distance [px] of each point (..., 2) [px] from the nearest ring's centre line (rings (K, 3),
+    ``halo_rings``; K >= 1): min over the rings of |hypot(point - centre) - radius|."""
+    d = np.hypot(points[..., None, 0] - rings[:, 0], points[..., None, 1] - rings[:, 1]) - rings[:, 2]
+    return np.abs(d).min(axis=-1)
+
+
 @njit(cache=True)
 def _near_rings(groups, rings, half_width):
     """(B, G) bool: whether each point of groups (B, G, 2) lies within half_width of a ring (K, 3): its
