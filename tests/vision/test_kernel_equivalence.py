@@ -46,6 +46,7 @@ from vision.detect import (
     CONTACT_MIN,
     CONTACT_SEEK,
     CONTACT_SEEK_MIN,
+    CONTACT_SWEEPS,
     DARK_LINEAR,
     EDGE_CHROMA_DEG,
     EDGE_MIN_DEG,
@@ -1657,8 +1658,9 @@ def test_pinhole_kernels_equal_opencvs_projection_and_undistortion():
     assert CameraModel((1280, 720), K, np.zeros(14)).lens is None       # (OpenCV's own functions)
 
 
-def _plain_place(xy, good, start, R, slack, iters=10, fixed=None):
-    """``place_by_contacts`` as stop 44 wrote it: a Python loop over the candidates, numpy's distances."""
+def _plain_place(xy, good, start, R, slack, sweeps, iters=10, fixed=None):
+    """``place_by_contacts`` as stop 44 wrote it, with stop 45's sweeps: a Python loop over the candidates,
+    numpy's distances."""
     def with_fixed(xy, fixed):
         if not fixed.shape[0] or not xy.shape[0]:
             return np.concatenate([xy, fixed])
@@ -1692,13 +1694,22 @@ def _plain_place(xy, good, start, R, slack, iters=10, fixed=None):
                     located = with_fixed(xy[good], fixed)
                 else:
                     stale[i] = True
+    for i in np.tile(np.flatnonzero(placed), sweeps):
+        others = good.copy()
+        others[i] = False
+        located = with_fixed(xy[others], fixed)
+        c = centre(xy[i], located[np.linalg.norm(located - xy[i], axis=1) < 2 * R + slack], CONTACT_MIN)
+        if (c is not None and np.linalg.norm(c - start[i]) < R
+                and np.all(np.linalg.norm(located - c, axis=1) > 2 * R - slack)):
+            xy[i] = c
     return xy, good, placed
 
 
 def test_contact_placement_kernel_equals_the_plain_loop():
     """``vision.detect.place_by_contacts`` (one kernel, ``_place_all``) equals its plain loop to the bit: random
     racks (a triangle of 15 balls touching to 0-3 mm) with a third of their balls hidden (starts 1-12 mm off),
-    with and without balls found before (some of them the same balls again), rough and clean slack."""
+    with and without balls found before (some of them the same balls again), rough and clean slack, with and
+    without the sweeps."""
     R = 0.028575
     rng = np.random.default_rng(44)
     rows = [(r, k) for r in range(5) for k in range(r + 1)]
@@ -1714,10 +1725,12 @@ def test_contact_placement_kernel_equals_the_plain_loop():
             fixed = np.concatenate([xy[~good][:2] + rng.normal(0, 0.002, (min(2, (~good).sum()), 2)),
                                     xy[good][:1] + rng.normal(0, 0.002, (min(1, good.sum()), 2))])
         slack = float(rng.choice([0.004, 0.009]))
-        got = place_by_contacts(np.where(good[:, None], xy, start), good, start, R, slack, fixed=fixed)
-        want = _plain_place(np.where(good[:, None], xy, start), good, start, R, slack, fixed=fixed)
-        for a, b in zip(got, want):
-            np.testing.assert_array_equal(a, b)
+        for sweeps in (0, CONTACT_SWEEPS):
+            got = place_by_contacts(np.where(good[:, None], xy, start), good, start, R, slack, fixed=fixed,
+                                    sweeps=sweeps)
+            want = _plain_place(np.where(good[:, None], xy, start), good, start, R, slack, sweeps, fixed=fixed)
+            for a, b in zip(got, want):
+                np.testing.assert_array_equal(a, b)
         placed_any += int(want[2].sum())
     assert placed_any > 50        # (the loop's placing, its seeking further out and its retries all ran)
 
