@@ -460,53 +460,30 @@ def _level(b0, b1, b2, c0, c1, c2):
     return math.sqrt(b0 * b0 + b1 * b1 + b2 * b2) / max(math.sqrt(c0 * c0 + c1 * c1 + c2 * c2), 1e-12)
 
 
-def edge_chroma_deg(body: np.ndarray, cloth_lin: np.ndarray, bright: float = BRIGHT_LINEAR) -> np.ndarray:
-    """(M,) the colour angle [deg] from the cloth beyond which the outline search takes a colour for ball,
-    per ball of body colour (M, 3) (``body_colour``) on a cloth of colour (M, 3), both linear BGR:
-    EDGE_CHROMA_DEG, but for a ball within LOW_CONTRAST_DEG of its cloth's colour and of about its level
-    (LOW_LEVEL to ``bright`` times; brighter or darker the search sees it anyway) EDGE_OWN_SHARE of its
-    angle, at least EDGE_MIN_DEG: half-way from the cloth to the ball in colour."""
-    return _per_ball(np.ascontiguousarray(body, np.float64), np.ascontiguousarray(cloth_lin, np.float64), float(bright),
-                     False)
-
-
 @njit(cache=True)
-def _edge_deg(ang, level, bright):
-    """``edge_chroma_deg`` of one ball: its angle [deg] and level (times the cloth) from the cloth."""
+def edge_chroma_deg(ang: float, level: float, bright: float) -> float:
+    """The colour angle [deg] from the cloth beyond which the outline search takes a colour for ball, for a
+    ball whose body colour (``body_colour``) is ang [deg] from its cloth's and level times as bright (linear
+    light): EDGE_CHROMA_DEG, but for a ball within LOW_CONTRAST_DEG of its cloth's colour and of about its
+    level (LOW_LEVEL to ``bright`` times; brighter or darker the search sees it anyway) EDGE_OWN_SHARE of its
+    angle, at least EDGE_MIN_DEG: half-way from the cloth to the ball in colour."""
     if ang < LOW_CONTRAST_DEG and level > LOW_LEVEL and level < bright:
         return min(max(EDGE_OWN_SHARE * ang, EDGE_MIN_DEG), EDGE_CHROMA_DEG)
     return EDGE_CHROMA_DEG
 
 
 @njit(cache=True)
-def _vivid(ang, level):
-    """``vivid_bright`` of one ball: its angle [deg] and level (times the cloth) from the cloth."""
+def vivid_bright(ang: float, level: float) -> float:
+    """The brightness (times the cloth) beyond which the outline search takes a colour for ball in a frame with
+    halo rings (where brightness is otherwise never ball: a ring's remnant is the cloth with white added,
+    0.9-1.75 times it), for a ball whose body colour (``body_colour``) is ang [deg] from its cloth's and level
+    times as bright (linear light): for a ball within EDGE_CHROMA_DEG of its cloth's colour (no colour step
+    the search takes) and brighter than BRIGHT_LINEAR times it (a red or orange ball on a maroon cloth),
+    EDGE_OWN_SHARE of the way from the cloth's level to the ball's, at least BRIGHT_LINEAR (a gap in a rack
+    reads its neighbours' white as body: lower, a seed-30 rack lost 5 balls); inf otherwise."""
     if ang < EDGE_CHROMA_DEG and level > BRIGHT_LINEAR:
         return max(BRIGHT_LINEAR, 1.0 + EDGE_OWN_SHARE * (level - 1.0))
     return np.inf
-
-
-@njit(cache=True)
-def _per_ball(body, cloth, bright, vivid):
-    """``vivid_bright`` where ``vivid``, else ``edge_chroma_deg`` with ``bright``, of each row of body (M, 3) and
-    cloth (M, 3)."""
-    out = np.empty(body.shape[0])
-    for m in range(body.shape[0]):
-        b0, b1, b2, c0, c1, c2 = body[m, 0], body[m, 1], body[m, 2], cloth[m, 0], cloth[m, 1], cloth[m, 2]
-        ang, level = _angle(b0, b1, b2, c0, c1, c2), _level(b0, b1, b2, c0, c1, c2)
-        out[m] = _vivid(ang, level) if vivid else _edge_deg(ang, level, bright)
-    return out
-
-
-def vivid_bright(body: np.ndarray, cloth_lin: np.ndarray) -> np.ndarray:
-    """(M,) the brightness (times the cloth) beyond which the outline search takes a colour for ball in a
-    frame with halo rings (where brightness is otherwise never ball: a ring's remnant is the cloth with
-    white added, 0.9-1.75 times it), per ball of body colour (M, 3) (``body_colour``) on a cloth of colour
-    (M, 3), both linear BGR: for a ball within EDGE_CHROMA_DEG of its cloth's colour (no colour step the
-    search takes) and brighter than BRIGHT_LINEAR times it (a red or orange ball on a maroon cloth),
-    EDGE_OWN_SHARE of the way from the cloth's level to the ball's, at least BRIGHT_LINEAR (a gap in a rack
-    reads its neighbours' white as body: lower, a seed-30 rack lost 5 balls); inf otherwise."""
-    return _per_ball(np.ascontiguousarray(body, np.float64), np.ascontiguousarray(cloth_lin, np.float64), np.inf, True)
 
 
 @njit(cache=True)
@@ -531,11 +508,11 @@ def _search_rules(body, ref, local, near, bright, vivid, blocky, alone):
         b0, b1, b2, r0, r1, r2 = body[m, 0], body[m, 1], body[m, 2], ref[m, 0], ref[m, 1], ref[m, 2]
         ang = _angle(b0, b1, b2, r0, r1, r2)
         if finite:          # brightness only where colour cannot tell: of the cloth's hue, or white on grey
-            deg[m] = _edge_deg(ang, _level(b0, b1, b2, r0, r1, r2), bright)
+            deg[m] = edge_chroma_deg(ang, _level(b0, b1, b2, r0, r1, r2), bright)
             if ang < LOW_CONTRAST_DEG or _angle(1.0, 1.0, 1.0, r0, r1, r2) < LOW_CONTRAST_DEG:
                 ball_bright[m] = bright
         elif vivid:
-            ball_bright[m] = _vivid(ang, _level(b0, b1, b2, r0, r1, r2))
+            ball_bright[m] = vivid_bright(ang, _level(b0, b1, b2, r0, r1, r2))
         low[m] = deg[m] < EDGE_CHROMA_DEG
         if blocky and not low[m]:
             deg[m] = min(max(BLOCKY_CHROMA_SHARE * ang, EDGE_CHROMA_DEG), BLOCKY_CHROMA_DEG)
@@ -548,7 +525,7 @@ def _search_rules(body, ref, local, near, bright, vivid, blocky, alone):
                 n = 0
                 for k in range(N):
                     n += near[m, k]
-                shaded[m] = (_edge_deg(own, _level(b0, b1, b2, l0, l1, l2), BRIGHT_LINEAR) < EDGE_CHROMA_DEG
+                shaded[m] = (edge_chroma_deg(own, _level(b0, b1, b2, l0, l1, l2), BRIGHT_LINEAR) < EDGE_CHROMA_DEG
                              and n / N <= LIMB_NEAR_SHARE)
     return deg, ball_bright, low, limb, shaded
 
