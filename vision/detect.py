@@ -117,8 +117,11 @@ BRIGHTER = 2.0                         # foreground too: brighter than this many
 GREY_BRIGHTER = 1.5                    # ... on a grey cloth, against its lit surface (``lit_surface``: the cloth within
                                        # 1.06 of it at p99 under a projector; hard x20 1.4-1.5: 80.5 %, 1.6: 79.5 %,
                                        # 1.8: 76.8 %)
-UNLIT_REACH = 5.0                      # ball radii about each candidate where the frame's projector light is taken
-                                       # off (its outline search, cloth rings to 4 outline radii, identification)
+UNLIT_REACH = 4.0                      # ball radii about each candidate where the frame's projector light is taken
+                                       # off (its outline search, cloth rings to 4 outline radii, identification;
+                                       # 5 -> 4: every frame result equal to the bit, a projector frame's take-off
+                                       # 1.15 -> 1.00 ms; 3 and 3.5 the same scores, but the widest ring's far side
+                                       # left lit)
 # outline points (full resolution, linear light)
 N_RAYS = 48                            # search lines per ball
 SEARCH_WIDTHS = (3.0, 1.5, 1.5)        # px either side of the predicted outline, per pass (the third: a JPEG-blurred
