@@ -196,6 +196,12 @@ RING_SHARE = 2 / 3                 # a fit with more than this share of its poin
 RING_SEEN = 0.55                   # a highlight is read off the rings' bands (RING_BAND) where this share of its disc
                                    # lies off them (seeds 5 and 41, hard and halo: circles on ring-crossed pocket
                                    # holes 0.58-0.86; balls 0.50, whose highlight off them is 0.88, and 0.67, 1.22)
+HOLE_LINES = 4                     # a circle with at least this many search lines into a pocket hole that read no
+                                   # step of the pass's minimum has an outline with no step against the hole (a dark
+                                   # ball in a pocket's mouth) ...
+HOLE_INWARD = 3.0                  # ... and the steps on its lines into the hole more than this many px inside its
+                                   # circle are left out (its highlight's edge; 1.5 px lost a rendered black 8 in a
+                                   # corner pocket's mouth, seed 5, whose outline there holds its fit)
 RINGED_FILL = 0.78                 # on a frame with halo rings, not lit all over, a ragged fit (RMS over RINGED_RMS)
 RINGED_RMS = 0.6                   # from a candidate whose square is less full of foreground than this lies where
                                    # the rings' arcs cross on the cloth (rendered halo: squares 0.60-0.74, RMS 0.7-1.1;
@@ -289,15 +295,15 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
         return ball_share(image, model, c, r, rim, rms)
     smooth = SmoothedNear(clean, SMOOTH_SIGMA)               # (one for every search of the frame: each square once)
     (idx, c, r, rms, n), spare = _ringed_fits(smooth, c, fill, float(radius_px), unlike, model.chroma, rings,
-                                              ringed and not model.lit[0] < 0)
+                                              ringed and not model.lit[0] < 0, hole)
     c, r, rms, n = _outside_markings(clean, (c, r, rms, n), float(radius_px), model)
     idx, c, r, rms, n = _with_jaw_fits(smooth, 2 * jaw + 0.5, cand.shape[0], (idx, c, r, rms, n), float(radius_px),
-                                       unlike, model.chroma, rings)
+                                       unlike, model.chroma, rings, hole)
     fill = np.concatenate([fill, jaw_fill])
     idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim, ringed)
     idx, c, r, rms, n = _with_contact_balls(c0, (idx, c, r, rms, n), unlike)
     (idx, c, r, rms, n), fill = _with_lattice_balls(clean, (idx, c, r, rms, n), fill, allowed, float(radius_px),
-                                                    unlike, model.chroma, rings)
+                                                    unlike, model.chroma, rings, hole)
     # a fit with no lamp's highlight is a ball's shadow, or a pocket's lit back wall seen between the jaws;
     # a ball dropped for overlapping such a fit is taken again
     idx, c, r, rms, n = lit_fits((idx, c, r, rms, n), spare, image, hole, model, float(radius_px), rings)
@@ -315,8 +321,8 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
 
 
 def _ringed_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, fill: np.ndarray, radius_px: float, unlike,
-                 cloth: np.ndarray, rings: np.ndarray, again: bool) -> tuple:
-    """``outline_fits(image, c, radius_px, unlike, cloth, rings)`` about the candidates c (M, 2) [px] (idx
+                 cloth: np.ndarray, rings: np.ndarray, again: bool, hole: np.ndarray) -> tuple:
+    """``outline_fits(image, c, radius_px, unlike, cloth, rings, hole)`` about the candidates c (M, 2) [px] (idx
     into c), searched again where ``again`` (a frame with halo rings, not lit all over) and a ragged fit
     (RMS over RINGED_RMS) came from a candidate whose square is less than RINGED_FILL foreground (``fill``
     (M,)): a circle where halo rings' arcs cross on the cloth beside a rack, which beats the ball it
@@ -324,14 +330,14 @@ def _ringed_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, fill: np.ndarr
     a ragged fit of the first that lies APART radii from every fit of the second is kept (its own ball:
     under JPEG and a projector's light a ball's square is as empty and its fit as ragged) where it has at least
     RINGED_POINTS outline points."""
-    fits, spare = outline_fits(image, c, radius_px, unlike, cloth, rings)
+    fits, spare = outline_fits(image, c, radius_px, unlike, cloth, rings, hole)
     idx, rms = fits[0], fits[3]
     few = fill[idx] < RINGED_FILL
     ragged = few & (rms > RINGED_RMS)
     if not again or not ragged.any():     # (most frames)
         return fits, spare
     searched = np.union1d(np.flatnonzero(fill >= RINGED_FILL), idx[few & ~ragged])
-    second, spare = outline_fits(image, c[searched], radius_px, unlike, cloth, rings)
+    second, spare = outline_fits(image, c[searched], radius_px, unlike, cloth, rings, hole)
     back = ragged & (fits[4] >= RINGED_POINTS) & (np.linalg.norm(fits[1][:, None] - second[1][None], axis=-1)
                                                    .min(axis=1, initial=np.inf) >= APART * radius_px)
     return ((np.concatenate([searched[second[0]], idx[back]]),)
@@ -340,10 +346,10 @@ def _ringed_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, fill: np.ndarr
 
 
 def _with_jaw_fits(image: np.ndarray | SmoothedNear, jaw: np.ndarray, offset: int, fits: tuple, radius_px: float,
-                   unlike, cloth: np.ndarray, rings: np.ndarray) -> tuple:
+                   unlike, cloth: np.ndarray, rings: np.ndarray, hole: np.ndarray) -> tuple:
     """``fits`` (``outline_fits``' idx, centres, radii, RMS, points) with the balls about the jaw candidates
     jaw (M, 2) [px] (``jaw_candidates``, outside the play area): ``outline_fits`` (the same ``unlike``,
-    ``cloth``, ``rings``) about them and the fits within JAW_NEAR radii, and each ball it takes within a
+    ``cloth``, ``rings``, ``hole``) about them and the fits within JAW_NEAR radii, and each ball it takes within a
     radius of a jaw candidate replaces the fits closer than APART radii to it (a fit of the same ball
     pulled off it: started from inside the play area, its first band missed the ball's outer outline).
     Their idx: offset + the jaw candidate's index, or the replaced fit's where its own start won."""
@@ -356,7 +362,8 @@ def _with_jaw_fits(image: np.ndarray | SmoothedNear, jaw: np.ndarray, offset: in
     jaw = jaw[k]
     near = np.flatnonzero(np.linalg.norm(c[:, None] - jaw[None], axis=-1).min(axis=1, initial=np.inf)
                           < JAW_NEAR * radius_px)
-    (ji, jc, jr, jrms, jn), _ = outline_fits(image, np.concatenate([c[near], jaw]), radius_px, unlike, cloth, rings)
+    (ji, jc, jr, jrms, jn), _ = outline_fits(image, np.concatenate([c[near], jaw]), radius_px, unlike, cloth, rings,
+                                             hole)
     new = np.linalg.norm(jc[:, None] - jaw[None], axis=-1).min(axis=1) < radius_px
     if not new.any():
         return fits
@@ -456,13 +463,13 @@ def _with_contact_balls(cand: np.ndarray, fits: tuple, unlike) -> tuple:
 
 
 def _with_lattice_balls(image: np.ndarray, fits: tuple, fill: np.ndarray, allowed: np.ndarray, radius_px: float,
-                        unlike, cloth: np.ndarray, rings: np.ndarray) -> tuple:
+                        unlike, cloth: np.ndarray, rings: np.ndarray, hole: np.ndarray) -> tuple:
     """(``fits`` (``outline_fits``' idx into ``fill``, centres, radii, RMS, points) with the balls found at
     the spots where a ball would touch two touching fits of a rack (``lattice_spots``: its hexagonal packing),
     and ``fill`` (M,) with NaN appended for each such ball, which has no candidate). The spots on ``allowed``
     ((h/2, w/2) bool: the play area off the holes), APART radii ``radius_px`` from every fit, one within a
     radius of another left out, and at least UNLIKE_SHARE unlike cloth (``unlike(centres, radii, rms)``
-    (K,)) are searched (``outline_fits`` with ``cloth`` and ``rings``, about them and the fits within
+    (K,)) are searched (``outline_fits`` with ``cloth``, ``rings`` and ``hole``, about them and the fits within
     LATTICE_NEAR radii, whose search lines they stop); a ball it takes from a spot is kept within a radius
     of the spot, APART radii from every fit, touching (TOUCHING) at least two of them and with at least
     LATTICE_SHARE of its inside unlike cloth (not where halo rings' arcs cross beside a rack); the balls
@@ -479,7 +486,7 @@ def _with_lattice_balls(image: np.ndarray, fits: tuple, fill: np.ndarray, allowe
             break
         near = np.flatnonzero(np.linalg.norm(c[:, None] - p[None], axis=-1).min(axis=1) < LATTICE_NEAR * radius_px)
         (ji, jc, jr, jrms, jn), _ = outline_fits(image, np.concatenate([c[near], p]), radius_px, unlike, cloth,
-                                                  rings)
+                                                  rings, hole)
         own = ji >= near.size
         ji, jc, jr, jrms, jn = ji[own] - near.size, jc[own], jr[own], jrms[own], jn[own]
         d = np.linalg.norm(jc[:, None] - c[None], axis=-1)
@@ -1081,15 +1088,16 @@ def _offsets(half_width: float) -> np.ndarray:
 
 @njit(cache=True)
 def _search_pass(smooth, c, r, dirs, off, cloth, shade, min_step, strong, rings, own, band, align, ring_share,
-                 iters):
+                 iters, hole):
     """One pass of ``outline_fits`` about the circles c (M, 2), r (M,) [px] in the smoothed BGR uint8 image
     (h, w, 3), in one kernel (with the rest of the pass in numpy, glue took 0.6-1 ms of a real projected-text
     frame's 3 ms outline search): the strongest colour step (``vision.steps._step_points``: sample offsets
     ``off`` (K,) [px] along the ray directions dirs (N, 2), the unit cloth colour ``cloth`` (3,), ``shade`` its
     differences' weight off) on each search line whose point 1 px beyond the circle lies inside no other
-    circle (free; only those are sampled: the others weigh nothing in the fit nor in the arcs' count), taken where its strength is at least min_step and it lies on no arc of the halo ``rings``
-    (J, 3) about other centres (``_on_rings`` with own, band, align), and a robust circle fit (``_fit_circles``,
-    iters steps) to those.
+    circle (free; only those are sampled: the others weigh nothing in the fit nor in the arcs' count), taken where
+    its strength is at least min_step and it lies on no arc of the halo ``rings`` (J, 3) about other centres
+    (``_on_rings`` with own, band, align) nor deep inside a circle on its lines into the pocket ``hole``
+    ((h/2, w/2) bool; ``_off_hole``), and a robust circle fit (``_fit_circles``, iters steps) to those.
     Returns (centres (M, 2), radii (M,), RMS (M,) [px], points used (M,), those of them that are steps of
     at least ``strong`` (M,), free lines (M,), and (M,) bool: more than ring_share of its points on arcs)."""
     M, N = c.shape[0], dirs.shape[0]
@@ -1111,6 +1119,8 @@ def _search_pass(smooth, c, r, dirs, off, cloth, shade, min_step, strong, rings,
         for m in range(M):
             arcs[m] = on[m].sum() > ring_share * valid[m].sum()
         valid &= ~on
+    if hole.shape[0]:
+        _off_hole(pts, strength, outline, outer, dirs, hole, min_step, free, valid)
     x, rms, tw = _fit_circles(pts, valid, c, r, iters)
     used = tw > 0.5
     n, n_strong, n_free = np.empty(M, np.int64), np.empty(M, np.int64), np.empty(M, np.int64)
@@ -1119,8 +1129,39 @@ def _search_pass(smooth, c, r, dirs, off, cloth, shade, min_step, strong, rings,
     return x[:, :2].copy(), x[:, 2].copy(), rms, n, n_strong, n_free, arcs
 
 
+@njit(cache=True)
+def _off_hole(pts, strength, outline, outer, dirs, hole, min_step, free, valid):
+    """In place, for each circle (outline points pts (M, N, 2) [px] of step strength (M, N), found on the search
+    lines through outline (M, N, 2) along dirs (N, 2)) with at least HOLE_LINES free lines whose point 1 px beyond
+    the circle (outer (M, N, 2)) lies in the pocket ``hole`` ((h/2, w/2) bool) and whose step is under min_step (its
+    outline has no step against the hole: a dark ball in a pocket's mouth): its lines into the hole are not free
+    (``free`` (M, N) bool: it is judged on its other lines) and their points more than HOLE_INWARD px inside the
+    circle are not ``valid`` (M, N) bool (its highlight's edge, the strongest step on such a line, pulled the
+    drawn dark balls' fits 4-7 px away from the hole). (The lines' ends 3 or 6 px beyond the circle in the hole
+    took a green ball beside a side pocket, its weak outline on cloth, 5 px off: rendered seed 5, sheen.)"""
+    M, N = pts.shape[0], pts.shape[1]
+    hh, hw = hole.shape[0], hole.shape[1]
+    into = np.empty(N, np.bool_)
+    for m in range(M):
+        weak = 0
+        for k in range(N):
+            ix = int(math.floor((outer[m, k, 0] - 0.5) / 2 + 0.5))      # (its half-resolution pixel)
+            iy = int(math.floor((outer[m, k, 1] - 0.5) / 2 + 0.5))
+            into[k] = 0 <= ix < hw and 0 <= iy < hh and hole[iy, ix]
+            weak += into[k] and free[m, k] and strength[m, k] < min_step
+        if weak < HOLE_LINES:
+            continue
+        for k in range(N):
+            if into[k]:
+                free[m, k] = False
+                depth = ((pts[m, k, 0] - outline[m, k, 0]) * dirs[k, 0]
+                         + (pts[m, k, 1] - outline[m, k, 1]) * dirs[k, 1])
+                if depth < -HOLE_INWARD:
+                    valid[m, k] = False
+
+
 def outline_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, radius_px: float, unlike, cloth: np.ndarray,
-                 rings: np.ndarray = np.zeros((0, 3))):
+                 rings: np.ndarray = np.zeros((0, 3)), hole: np.ndarray = np.zeros((0, 0), np.bool_)):
     """Circles fitted to the outline points at the strongest colour step about candidate centres
     c (M, 2) [px] in a BGR uint8 image, smoothed by SMOOTH_SIGMA where the search lines run
     (``vision.steps.SmoothedNear``; ``image`` may be one, shared: ``_smoothed``): SEARCH_WIDTHS passes, each a
@@ -1148,7 +1189,9 @@ def outline_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, radius_px: flo
     outline points on the arcs of ``rings`` (K, 3: centre u, v, radius [px], default none) about other
     centres (``_on_rings``) are left out of the fit, and a fit with more than RING_SHARE of its points
     there is no candidate (a circle on halo rings' arcs, or a ball's fit pulled onto them: another
-    candidate of the ball can then stay)."""
+    candidate of the ball can then stay). A circle whose outline has no step against a pocket ``hole``
+    ((h/2, w/2) bool, default none) is fitted without the steps deep inside it on its lines into the hole,
+    and judged on its other lines (``_off_hole``)."""
     r_lo, r_hi = (1 - RADIUS_TOLERANCE) * radius_px, (1 + RADIUS_TOLERANCE) * radius_px
     idx = np.arange(c.shape[0])
     smooth = _smoothed(image)
@@ -1162,7 +1205,7 @@ def outline_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, radius_px: flo
         c, r, rms, n, n_strong, n_free, arcs = _search_pass(
             smooth.about(c, r + half_width), c, r, ray_directions(), _offsets(half_width), unit,
             1.0 - SHADE_WEIGHT ** 2, WEAK_STEP if i else MIN_STEP, MIN_STEP, rings if i else rings[:0],
-            OWN_RING * radius_px, RING_BAND * radius_px, RING_ALIGN, RING_SHARE, CIRCLE_ITERS)
+            OWN_RING * radius_px, RING_BAND * radius_px, RING_ALIGN, RING_SHARE, CIRCLE_ITERS, hole)
         alive, judged = _alive(c, start, n, arcs, MIN_ALIVE, radius_px, i == 0)
         share = np.ones(c.shape[0])
         share[judged] = unlike(c[judged], np.clip(r[judged], r_lo, r_hi), rms[judged])

@@ -1117,7 +1117,7 @@ def test_search_pass_equals_the_numpy_steps_of_a_pass():
     """One pass of ``outline_fits`` in one kernel (``_search_pass``) equals, to the bit, the steps it replaced:
     ``step_points``, the free lines (``near_neighbours`` 1 px out), the points of at least the least step off
     the rings' arcs (``_on_rings``), ``fit_circles`` and the counts; overlapping circles, lines off the image,
-    with and without rings, and a single circle."""
+    with and without rings, and a single circle (no pocket hole: ``_off_hole`` not run)."""
     from vision.detect_pixels import OWN_RING, RING_ALIGN, RING_BAND, RING_SHARE, SHADE_WEIGHT
     rng = np.random.default_rng(16)
     image = cv2.GaussianBlur(rng.integers(0, 256, (90, 120, 3), dtype=np.uint8), (0, 0), 2.0)
@@ -1127,7 +1127,8 @@ def test_search_pass_equals_the_numpy_steps_of_a_pass():
         r = rng.uniform(7, 13, m)
         rings = np.concatenate([rng.uniform(0, [120, 90], (n_rings, 2)), rng.uniform(15, 30, (n_rings, 1))], axis=1)
         got = _search_pass(image, c, r, dirs, _offsets(hw), cloth / np.linalg.norm(cloth), 1.0 - SHADE_WEIGHT ** 2,
-                           5.0, 8.0, rings, OWN_RING * radius, RING_BAND * radius, RING_ALIGN, RING_SHARE, CIRCLE_ITERS)
+                           5.0, 8.0, rings, OWN_RING * radius, RING_BAND * radius, RING_ALIGN, RING_SHARE, CIRCLE_ITERS,
+                           np.zeros((0, 0), np.bool_))
         pts, strength = step_points(image, c, r, hw, cloth, SHADE_WEIGHT)
         free = ~near_neighbours(c[:, None, :] + r[:, None, None] * dirs[None], c, r, 1.0, dirs[None])
         valid = (strength >= 5.0) & free

@@ -663,6 +663,29 @@ def test_a_ball_in_a_jaw_beyond_a_shaded_cushions_nose_is_found():
         assert len(det) == 1 and np.allclose(det.px[0], (u, 95.0), atol=0.5)
 
 
+
+def test_a_dark_ball_in_a_pockets_mouth_is_fitted_without_its_highlights_edge():
+    """Drawn table (as above, no shaded cushion): a dark ball (BGR 30, 24, 34, radius 13 px, a lamp's white
+    highlight up and left of its centre) 22 px from the top-left pocket hole's centre, its outline against the
+    hole with no colour step, and four red balls touching it on its other sides. Its lines into the hole are
+    left out of its fit where their step lies deep inside its circle (``_off_hole``: the highlight's edge) and
+    it is found within 0.5 px, its neighbours too, and nothing else; before, the highlight's edge pulled its
+    fit 4.4 px from the hole."""
+    h, w, r = 360, 640, 13.0
+    image = np.broadcast_to(np.array([40, 50, 90], np.uint8), (h, w, 3)).copy()   # the rails' wood
+    image[40:320, 40:600] = CLOTH_BGR
+    _pockets(image)
+    dark = np.array([48.0, 48.0]) + 22.0 * np.sqrt(0.5)
+    balls = [dark] + [dark + 2 * r * np.array([np.cos(np.radians(t)), np.sin(np.radians(t))])
+                      for t in (-75, -15, 45, 105)]
+    for x, y in balls[1:]:
+        _lit_ball(image, x, y, r)
+    _disc(image, *dark, r, (30, 24, 34))
+    _disc(image, *(dark - 3.0), 2.0, (250, 250, 250))
+    det = detect_in_pixels(cv2.GaussianBlur(image, (0, 0), 1.2), r)
+    assert len(det) == len(balls)
+    assert (np.linalg.norm(det.px[:, None] - np.array(balls)[None], axis=-1).min(axis=0) < 0.5).all()
+
 def _ringed_column(width, bgr, strays):
     """Drawn discs: three red balls (radius 13 px) in a touching column, each with a pale projected ring 2
     radii about it (``width`` px wide, colour ``bgr``, as on billiard-ai's projector frames), and the balls'
