@@ -1061,5 +1061,6 @@ def _unlit_pixel(b, g, r, a, caps, lut, srgb, colour, n):
     a = cap if cap < a else a
     if a > 0.0:
         return (True, srgb[np.uint64((lut[b] - a * colour[0]) * n + 0.5)],
-                srgb[np.uint64((lut[g] - a * colour[1]) * n + 0.5)], srgb[np.uint64((lut[r] - a * colour[2]) * n + 0.5)])
+                srgb[np.uint64((lut[g] - a * colour[1]) * n + 0.5)],
+                srgb[np.uint64((lut[r] - a * colour[2]) * n + 0.5)])
     return False, b, g, r

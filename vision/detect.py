@@ -236,8 +236,8 @@ CONTACT_RMS_FACTOR = 8.0               # ... or this many times the frame's medi
 CONTACT_FILL = 0.6                     # the square at a placed centre is this full of ball (0.85 lost a black 8 whose
                                        # white disc and neighbours' white on a grey cloth are no foreground: 0.66;
                                        # rendered placed balls otherwise >= 0.89, a false one 0.39)
-SPOT_ROUNDS = 3                        # a grey cloth's ringed rack: rounds of balls placed at its spots (``spot_balls``:
-                                       # each round's balls are the next one's contacts)
+SPOT_ROUNDS = 3                        # a grey cloth's ringed rack: rounds of balls placed at its spots
+                                       # (``spot_balls``: each round's balls are the next one's contacts)
 
 
 @dataclass(frozen=True)

@@ -701,7 +701,8 @@ def test_a_ball_of_the_cloths_own_colour_is_searched_half_way_to_it():
     cloth = np.array([0.02, 0.03, 0.15])
     grey = np.array([0.12, 0.12, 0.12])
     body = np.array([_turned(cloth, 7.0), _turned(cloth, 4.0), _turned(cloth, 20.0), 5.0 * grey, 0.2 * cloth])
-    deg = [edge_chroma_deg(*_angle_level(b, c), BRIGHT_LINEAR) for b, c in zip(body, [cloth, cloth, cloth, grey, cloth])]
+    clothes = [cloth, cloth, cloth, grey, cloth]
+    deg = [edge_chroma_deg(*_angle_level(b, c), BRIGHT_LINEAR) for b, c in zip(body, clothes)]
     np.testing.assert_allclose(deg, [3.5, EDGE_MIN_DEG, EDGE_CHROMA_DEG, EDGE_CHROMA_DEG, EDGE_CHROMA_DEG], atol=1e-9)
 
 
@@ -712,7 +713,8 @@ def test_a_far_brighter_ball_of_the_cloths_hue_is_searched_half_way_to_its_brigh
     from vision.detect import vivid_bright
     cloth = np.array([0.016, 0.014, 0.133])
     body = np.array([f * _turned(cloth, deg) for f, deg in ((6.0, 6.0), (3.0, 6.0), (2.0, 6.0), (4.0, 20.0))])
-    np.testing.assert_allclose([vivid_bright(*_angle_level(b, cloth)) for b in body], [3.5, BRIGHT_LINEAR, np.inf, np.inf])
+    got = [vivid_bright(*_angle_level(b, cloth)) for b in body]
+    np.testing.assert_allclose(got, [3.5, BRIGHT_LINEAR, np.inf, np.inf])
 
 
 def test_a_red_and_an_orange_ball_on_a_maroon_cloth_are_found_under_halo_rings(synthetic_camera, vision):
