@@ -365,14 +365,14 @@ def _costs(f: BallFeatures, ids) -> np.ndarray:
     ids = list(ids)
     classes = [ball_class(bid) for bid in ids]
     base = {}                   # per class: the cost of its white share and black share
+    # the spread tells a number disc from caps where the white share is ambiguous (0.2-0.45): below the
+    # least white a stripe shows (its class's 0.2) the white is a solid's highlights, number disc or lit
+    # limb, however wide it spreads
+    least = _CLASS_WHITE["stripe"][0] - _CLASS_WHITE["stripe"][1]
+    ambiguous = np.clip((white - least) / 0.1, 0, 1) * np.clip((0.45 - white) / 0.1, 0, 1)
     for cls in dict.fromkeys(classes):
         mu, tol = _CLASS_WHITE[cls]
         cw = (np.maximum(np.abs(white - mu) - tol, 0.0) / SIGMA_WHITE) ** 2
-        # the spread tells a number disc from caps where the white share is ambiguous (0.2-0.45):
-        # below the least white a stripe shows (its class's 0.2) the white is a solid's highlights,
-        # number disc or lit limb, however wide it spreads
-        least = _CLASS_WHITE["stripe"][0] - _CLASS_WHITE["stripe"][1]
-        ambiguous = np.clip((white - least) / 0.1, 0, 1) * np.clip((0.45 - white) / 0.1, 0, 1)
         if cls == "solid":
             cw += ambiguous * (np.maximum(spread - SOLID_MAX_SPREAD, 0.0) / SIGMA_SPREAD) ** 2
         elif cls == "stripe":
