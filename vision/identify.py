@@ -365,11 +365,10 @@ def _costs(f: BallFeatures, ids) -> np.ndarray:
     ids = list(ids)
     classes = [ball_class(bid) for bid in ids]
     base = {}                   # per class: the cost of its white share and black share
-    # the spread tells a number disc from caps where the white share is ambiguous (0.2-0.45): below the
-    # least white a stripe shows (its class's 0.2) the white is a solid's highlights, number disc or lit
-    # limb, however wide it spreads
-    least = _CLASS_WHITE["stripe"][0] - _CLASS_WHITE["stripe"][1]
-    ambiguous = np.clip((white - least) / 0.1, 0, 1) * np.clip((0.45 - white) / 0.1, 0, 1)
+    # the spread tells a number disc from caps where the white share is ambiguous (0.1-0.45); below, the
+    # white is a few specular highlights and its spread means nothing (from 0.2, a stripe's least white on
+    # still rendered frames, stop 45: a rolling stripe shows less, the sim game's identity 1.0 -> 0.98)
+    ambiguous = np.clip((white - 0.1) / 0.1, 0, 1) * np.clip((0.45 - white) / 0.1, 0, 1)
     for cls in dict.fromkeys(classes):
         mu, tol = _CLASS_WHITE[cls]
         cw = (np.maximum(np.abs(white - mu) - tol, 0.0) / SIGMA_WHITE) ** 2

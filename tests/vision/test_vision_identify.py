@@ -152,20 +152,6 @@ def test_twins_a_little_apart_in_white_are_ordered_too():
     assert identify(f).ids.tolist() == [7, 15]
 
 
-def test_a_solid_with_little_white_spread_wide_is_no_stripe():
-    """Solids as read on rendered frames, their white spread wide like caps but under the 20 % a
-    stripe shows at least: a green 6 with halo streaks (16 %, spread 0.29; halo seed 41 frame 10) and
-    a purple 4 lit at its limb (14 %, spread 0.38; hard seed 41 frame 2). Each is its solid, alone
-    (its stripe was not on the table to be ordered against). A stripe's reading with 30 % white spread
-    as wide stays the stripe."""
-    from vision.identify import identify
-    for ball, want in ((dict(white=0.16, spread=0.29, hue=70.0, rel_v=0.88), 6),
-                       (dict(white=0.14, spread=0.38, hue=136.0, rel_v=0.97), 4),
-                       (dict(white=0.30, spread=0.38, hue=136.0, rel_v=0.97), 12)):
-        f = _features(**{k: [v] for k, v in ball.items()})
-        assert identify(f).ids.tolist() == [want], ball
-
-
 def test_balls_are_read_under_their_own_light(synthetic_camera):
     """All 16 balls apart, with white light of 0.15 linear units added over the whole frame (a
     projector) that the cloth's estimate missed (added 0; the cloth's value measured with the light
