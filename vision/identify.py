@@ -367,7 +367,7 @@ def _costs(f: BallFeatures, ids) -> np.ndarray:
     base = {}                   # per class: the cost of its white share and black share
     # the spread tells a number disc from caps where the white share is ambiguous (0.1-0.45); below, the
     # white is a few specular highlights and its spread means nothing (from 0.2, a stripe's least white on
-    # still rendered frames, stop 45: a rolling stripe shows less, the sim game's identity 1.0 -> 0.98)
+    # the domain bench's frames, stop 45: the sim game's recorded identity 1.0 -> 0.98, docs/vision.md)
     ambiguous = np.clip((white - 0.1) / 0.1, 0, 1) * np.clip((0.45 - white) / 0.1, 0, 1)
     for cls in dict.fromkeys(classes):
         mu, tol = _CLASS_WHITE[cls]
