@@ -12,7 +12,9 @@ Each ball gets a cost for every id (squared distances to the id's prototype, fro
 ``vision.balls``); ids are then assigned jointly (each id at most once, Hungarian method,
 ``scipy.optimize.linear_sum_assignment``). The hue is the sharper colour cue (SIGMA_HUE): the
 brightness relative to the cloth moves with the cloth's own colour. The cue ball must also be
-bright (CUE_MIN_V: an 8 under a sheen reads all unsaturated, like the cue, but grey), and a
+bright (CUE_MIN_V: an 8 under a sheen reads all unsaturated, like the cue, but grey), the 8 shows
+little colour (EIGHT_MAX_COLOUR: else a coloured ball read badly takes a missed 8's id), white spread
+wide under a stripe's least white is no sign of caps, and a
 colour's solid and stripe seen in one frame are ordered by their white (``_twins_by_white``). The
 confidence of a ball's id is its share of exp(-cost) over all ids still available to it. Below
 CONFIDENT the number is not claimed and the label is the class ('solid' or 'stripe').
@@ -72,6 +74,10 @@ TWIN_MARGIN = 0.05        # white share by which a solid must outshine its strip
                           # seeds 5/41/77, all conditions: twins the costs put in the wrong order showed 0.14-0.41
                           # more white on the solid, in the right order 0.08 or more less; 0.15 left the 0.14 pair)
 SOLID_MAX_SPREAD = 0.22   # white spread of a solid's number discs at most
+EIGHT_MAX_COLOUR = 0.3    # the 8's coloured share at most (0.29: the hard condition's tinted projector light on it;
+                          # 0.05 or less under halo rings, JPEG, a white projector or sheen; 0 in the sim game)
+SIGMA_EIGHT_COLOUR = 0.06 # ... and beyond, a steep fall (a ball plainly coloured is no 8, as a coloured id pays
+                          # about 500 for a ball with no hue): else a coloured ball read badly takes a missed 8's id
 STRIPE_MIN_SPREAD = 0.28  # white spread of a stripe's caps at least
 KEEP_MIN = 0.3            # a ball with under this share of its sample points off halo rings keeps this share of them
 OWN_LIGHT_PCT = 5.0       # percentile of a ball's darkest channel (linear) taken for the light added on it:
@@ -360,27 +366,33 @@ def _costs(f: BallFeatures, ids) -> np.ndarray:
     M = f.white.shape[0]
     white = np.nan_to_num(f.white, nan=0.0)
     black = np.nan_to_num(f.black, nan=0.0)
+    colour = np.nan_to_num(f.colour, nan=0.0)
     protos = _colour_prototypes(extra=False)
     spread = np.nan_to_num(f.spread, nan=0.0)
     ids = list(ids)
     classes = [ball_class(bid) for bid in ids]
-    base = {}                   # per class: the cost of its white share and black share
+    base = {}                   # per class: the cost of its white share and black share (the 8's: its colour too)
     # the spread tells a number disc from caps where the white share is ambiguous (0.1-0.45); below, the
-    # white is a few specular highlights and its spread means nothing (from 0.2, a stripe's least white on
-    # the domain bench's frames, stop 45: the sim game's recorded identity 1.0 -> 0.98, docs/vision.md)
+    # white is a few specular highlights and its spread means nothing. Below a stripe's least white (its
+    # class's floor, 0.2) no white is caps: white spread wide there (a halo ring's streaks, a lit limb) is
+    # no sign of a stripe, so the solid's wide-spread cost counts from that floor; compact white is still
+    # a number disc, so the stripe's narrow-spread cost counts from 0.1 (docs/vision.md, Identity)
     ambiguous = np.clip((white - 0.1) / 0.1, 0, 1) * np.clip((0.45 - white) / 0.1, 0, 1)
+    least = _CLASS_WHITE["stripe"][0] - _CLASS_WHITE["stripe"][1]
+    may_be_caps = np.clip((white - least) / 0.1, 0, 1) * np.clip((0.45 - white) / 0.1, 0, 1)
     for cls in dict.fromkeys(classes):
         mu, tol = _CLASS_WHITE[cls]
         cw = (np.maximum(np.abs(white - mu) - tol, 0.0) / SIGMA_WHITE) ** 2
         if cls == "solid":
-            cw += ambiguous * (np.maximum(spread - SOLID_MAX_SPREAD, 0.0) / SIGMA_SPREAD) ** 2
+            cw += may_be_caps * (np.maximum(spread - SOLID_MAX_SPREAD, 0.0) / SIGMA_SPREAD) ** 2
         elif cls == "stripe":
             cw += ambiguous * (np.maximum(STRIPE_MIN_SPREAD - spread, 0.0) / SIGMA_SPREAD) ** 2
         if cls == "cue":
             dim = np.maximum(CUE_MIN_V - np.nan_to_num(f.v_med, nan=CUE_MIN_V), 0.0)
             base[cls] = cw + (black / SIGMA_BLACK) ** 2 + (dim / SIGMA_REL_V) ** 2
         elif cls == "eight":
-            base[cls] = cw + (np.maximum(0.6 - black, 0.0) / SIGMA_BLACK) ** 2
+            base[cls] = (cw + (np.maximum(0.6 - black, 0.0) / SIGMA_BLACK) ** 2
+                         + (np.maximum(colour - EIGHT_MAX_COLOUR, 0.0) / SIGMA_EIGHT_COLOUR) ** 2)
         else:
             base[cls] = cw + (np.maximum(black - 0.25, 0.0) / SIGMA_BLACK) ** 2
     cost = np.zeros((M, len(ids)))
