@@ -820,8 +820,9 @@ class TableDetector:
         a pocket."""
         u0, v0 = self.crop[:2]
         hw, hh = self.half_size
-        j = np.clip(((px[:, 0] - u0) // 2).astype(np.intp), 0, hw - 1)
-        i = np.clip(((px[:, 1] - v0) // 2).astype(np.intp), 0, hh - 1)
+        # (whole numbers bounded by np.minimum and np.maximum: np.clip's checks cost 13 us a call, these 6 us)
+        j = np.minimum(np.maximum(((px[:, 0] - u0) // 2).astype(np.intp), 0), hw - 1)
+        i = np.minimum(np.maximum(((px[:, 1] - v0) // 2).astype(np.intp), 0), hh - 1)
         return self.hole, (u0, v0), self.near_hole[i, j]
 
     def detect(self, image: np.ndarray) -> Detections:

@@ -75,15 +75,18 @@ def _best_rings(img, centres, radii, inner, outer, step, n_ang, reach, min_gain)
                 d = r0 + step * j
                 x = min(max(int(np.rint(centres[m, 0] + d * ca)), 0), w - 1)
                 y = min(max(int(np.rint(centres[m, 1] + d * sa)), 0), h - 1)
-                for c in range(3):
-                    prof[j, c] = img[y, x, c]
+                prof[j, 0], prof[j, 1], prof[j, 2] = img[y, x, 0], img[y, x, 1], img[y, x, 2]
+            # no channel darker than a side, one brighter by min_gain: a channel's gain at a time, the first
+            # below 0 ending the test (about half the cloth's samples at the first: a frame 0.42 -> 0.31 ms)
             for k in range(n_rho):
-                gmin, gmax = 1 << 20, -(1 << 20)
-                for c in range(3):
-                    g = prof[k + off, c] - max(prof[k, c], prof[k + 2 * off, c])
-                    gmin = min(gmin, g)
-                    gmax = max(gmax, g)
-                if gmin >= 0 and gmax >= min_gain:   # no channel darker than a side, one brighter by min_gain
+                g0 = prof[k + off, 0] - max(prof[k, 0], prof[k + 2 * off, 0])
+                if g0 < 0:
+                    continue
+                g1 = prof[k + off, 1] - max(prof[k, 1], prof[k + 2 * off, 1])
+                if g1 < 0:
+                    continue
+                g2 = prof[k + off, 2] - max(prof[k, 2], prof[k + 2 * off, 2])
+                if g2 >= 0 and (g0 >= min_gain or g1 >= min_gain or g2 >= min_gain):
                     counts[k] += 1.0
         k = int(np.argmax(counts))
         lo, hi = max(k - 2, 0), min(k + 3, n_rho)     # the line's centre: the counts' centroid about the peak

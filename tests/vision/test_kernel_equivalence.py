@@ -1811,3 +1811,24 @@ def test_least_added_ring_equals_numpys_argmin():
         local, added = _least_added(colours, found, w, default)
         np.testing.assert_array_equal(local, np.where(seen[:, None], colours[pick, np.arange(300)], default))
         np.testing.assert_array_equal(added, np.where(seen, ww.min(axis=0), 0.0))
+
+
+def test_holes_near_bounds_equal_np_clip():
+    """``TableDetector._holes_near``'s whole-number bounds by np.minimum and np.maximum look up the same
+    half-resolution pocket cells as np.clip's, for centres inside the crop, outside it (negative pixels among
+    them) and on its corners."""
+    from vision.detect import TableDetector
+    from vision.render import synthetic_camera_from_config
+    sc, lm = synthetic_camera_from_config()
+    det = TableDetector(sc.cam, sc.table, sc.R, lm.rail)
+    u0, v0 = det.crop[:2]
+    hw, hh = det.half_size
+    rng = np.random.default_rng(59)
+    px = np.concatenate([rng.uniform([-50, -50], [sc.cam.size[0] + 50, sc.cam.size[1] + 50], (4000, 2)),
+                         [[u0, v0], [u0 - 0.5, v0 - 0.5], [u0 + 2 * hw, v0 + 2 * hh], [u0 + 2 * hw - 1e-9, 0.0]]])
+    j = np.clip(((px[:, 0] - u0) // 2).astype(np.intp), 0, hw - 1)
+    i = np.clip(((px[:, 1] - v0) // 2).astype(np.intp), 0, hh - 1)
+    hole, corner, rows = det._holes_near(px)
+    assert hole is det.hole and corner == (u0, v0)
+    np.testing.assert_array_equal(rows, det.near_hole[i, j])
+    assert rows.any() and not rows.all()
