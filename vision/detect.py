@@ -173,6 +173,9 @@ SHRUNK = 0.92                          # a whole outline fitting rho under this 
                                        # sought again (``TableDetector._shrunk_again``). Whole outlines' rho / prior,
                                        # x20: gentle seeds 5 / 41, default, JPEG, sheen >= 0.947; the stripe balls
                                        # of gentle seed 77 0.864 / 0.883 (docs/vision.md, step 5)
+ROUGH_SHARE = 0.5                      # under a projector's light taken off, an outline over this share of the rays
+                                       # fitted rougher than RMS_MAX_SHARE is sought so too (projector seed 400 frame 3,
+                                       # a green 14 on green: 35 rays at 0.82 px, its cap's edge; sought again 0.23 px)
 BLOCKY_CHROMA_SHARE = 0.35             # in a JPEG frame a colour is ball from this share of the ball's own angle from
 BLOCKY_CHROMA_DEG = 30.0               # the cloth, between EDGE_CHROMA_DEG and this (JPEG smears colour ~2 px out:
                                        # 8 deg is reached 1.7-2.1 px outside the outline, beyond REFINE_REACH;
@@ -976,7 +979,7 @@ class TableDetector:
         if cand.shape[0]:
             px0 = np.stack([2 * cand[:, 0] + 0.5 + u0, 2 * cand[:, 1] + 0.5 + v0], axis=1)
             det = self.refine(image, pixels_to_table(self.cam, px0, self.R), fill, model, fill_map, bright,
-                              plain=plain, vivid=first, fixed=fixed)
+                              plain=plain, vivid=first, fixed=fixed, unlit=light is not None)
         if ringed and grey and len(det):      # a grey cloth's ringed rack: its balls with no candidate (step 6)
             det = det.joined(self.spot_balls(image, det, model, fill_map))
         # balls of the cloth's own hue (vision.shape_candidates): where no ball was found from colour
@@ -1019,20 +1022,27 @@ class TableDetector:
         return px[:M * N_RAYS].reshape(M, N_RAYS, 2), px[M * N_RAYS:]
 
     def _shrunk_again(self, image: np.ndarray, xy: np.ndarray, rho: np.ndarray, rms: np.ndarray, tw: np.ndarray,
-                      prior: float, cloth: ClothModel, min_step: float) -> None:
+                      prior: float, cloth: ClothModel, min_step: float, plain: bool) -> None:
         """Search again, in place, the fits (xy (M, 2) [m], rho (M,) [m], rms (M,) [px], tw (M, N_RAYS) ray
-        weights) that show a whole outline (WHOLE_SHARE of the rays) but fit rho under SHRUNK times the
-        frame's ``prior`` [m]: a stripe of about the cloth's colour is read as cloth, so on that side the
-        outline found is the white cap's edge inside the ball. Their outline is sought at the prior radius
-        about the fit, SEARCH_WIDTHS[0] either side, a colour EDGE_MIN_DEG from the local cloth taken for
-        ball (as for a ball of the cloth's hue), and the sphere refitted with the prior. For frames with no
-        light added and not JPEG (``refine``'s plain; elsewhere shrunk fits are other failures)."""
-        m = np.flatnonzero(((tw > 0.5).sum(axis=1) >= WHOLE_SHARE * N_RAYS) & (rho < SHRUNK * prior))
-        if not m.size:
-            return
+        weights) whose outline lies inside their ball on one side: a stripe of about the cloth's colour is
+        read as cloth, so on that side the outline found is the white cap's edge. Where ``plain`` (no light
+        added, not JPEG: ``refine``'s plain), a whole outline (WHOLE_SHARE of the rays) fitting rho under
+        SHRUNK times the frame's ``prior`` [m]; on a frame whose projector's light was taken off (no halo
+        rings, not JPEG), an outline of at least ROUGH_SHARE of the rays fitted rougher than RMS_MAX_SHARE of
+        its radius, its new fit kept only where it is smoother (elsewhere shrunk fits are other failures).
+        Their outline is sought at the prior radius about the fit, SEARCH_WIDTHS[0] either side, a colour
+        EDGE_MIN_DEG from the local cloth taken for ball (as for a ball of the cloth's hue), and the sphere
+        refitted with the prior."""
         cam, R = self.cam, self.R
         outline, cpx = self._outlines(xy, np.full(xy.shape[0], prior))
         rpx = np.linalg.norm(outline - cpx[:, None, :], axis=-1).mean(axis=1)
+        rays = (tw > 0.5).sum(axis=1)
+        if plain:
+            m = np.flatnonzero((rays >= WHOLE_SHARE * N_RAYS) & (rho < SHRUNK * prior))
+        else:
+            m = np.flatnonzero((rays >= ROUGH_SHARE * N_RAYS) & (rms > RMS_MAX_SHARE * rpx))
+        if not m.size:
+            return
         near = near_neighbours(outline, cpx, rpx, SEARCH_WIDTHS[0] + 1.0)[m]
         mask, corner, rows = self._holes_near(cpx[m])
         local, _ = local_cloth(image, cpx[m], rpx[m], cloth, OUTLINE_RINGS)
@@ -1041,12 +1051,16 @@ class TableDetector:
         used = valid & ~near
         px_per_m = cam.K[0, 0] / np.linalg.norm(np.concatenate([xy[m], np.full((m.size, 1), R)], axis=1)
                                                 - cam.centre, axis=1)
-        xy[m], rho[m], rms[m], tw[m] = fit_spheres(cam.centre, used_rays(cam, pts, used), used, xy[m], R, prior,
-                                                   px_per_m, iters=6, rho_prior=prior, prior_weight=RHO_PRIOR_RAYS)
+        fit = fit_spheres(cam.centre, used_rays(cam, pts, used), used, xy[m], R, prior, px_per_m, iters=6,
+                          rho_prior=prior, prior_weight=RHO_PRIOR_RAYS)
+        take = np.ones(m.size, bool) if plain else fit[2] < rms[m]
+        m = m[take]
+        xy[m], rho[m], rms[m], tw[m] = (v[take] for v in fit)
 
     def refine(self, image: np.ndarray, xy: np.ndarray, fill: np.ndarray, cloth: ClothModel,
                fill_map, bright: float = BRIGHT_LINEAR, found: Detections | None = None,
-               plain: bool = False, vivid: bool = False, fixed: np.ndarray | None = None) -> Detections:
+               plain: bool = False, vivid: bool = False, fixed: np.ndarray | None = None,
+               unlit: bool = False) -> Detections:
         """Sub-pixel centres from starting table positions (M, 2) [m]; drops what is not a ball.
 
         fill: (M,) the candidates' foreground share; fill_map: (i, j) -> (K,) the foreground share at
@@ -1066,7 +1080,8 @@ class TableDetector:
         takes its darker limb's points instead where FEW_EDGES or more are found (its colour's lie by the
         lamp's highlight, inside its outline). fixed: None, or the table positions (K, 2) [m] of balls found
         before (the first search's, in the second search under halo rings): a candidate may be placed by its
-        contacts with them too (``place_by_contacts``), not beyond the bed (``on_bed``)."""
+        contacts with them too (``place_by_contacts``), not beyond the bed (``on_bed``). unlit: a projector's light
+        was taken off the frame (``unlit``): rough fits are sought again as shrunk ones are (``_shrunk_again``)."""
         cam, R = self.cam, self.R
         cloth_lin = cloth.linear_colour
         origin = cam.centre
@@ -1148,8 +1163,8 @@ class TableDetector:
             xy, rho, rms, tw, start, fill, gone = xy[keep], rho[keep], rms[keep], tw[keep], start[keep], fill[keep], gone[keep]
             if not last:     # a fit that is no ball must not hide real balls' edges next time
                 rho = np.clip(rho, (1 - RHO_TOLERANCE) * R, (1 + RHO_TOLERANCE) * R)
-        if plain and not blocky:     # an outline found inside the ball on one side (a stripe of the cloth's colour)
-            self._shrunk_again(image, xy, rho, rms, tw, prior, cloth, min_step)
+        if (plain or unlit) and not blocky:     # an outline found inside the ball on one side (a stripe of the cloth's
+            self._shrunk_again(image, xy, rho, rms, tw, prior, cloth, min_step, plain)     # colour)
         n_edges = (tw > 0.5).sum(axis=1)
         P = np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1)
         r_now = R * cam.K[0, 0] / np.linalg.norm(P - origin, axis=1)      # outline radius [px], about
