@@ -172,7 +172,8 @@ SHRUNK = 0.92                          # a whole outline fitting rho under this 
                                        # ball on one side (a white cap's edge beside a stripe of the cloth's colour):
                                        # sought again (``TableDetector._shrunk_again``). Whole outlines' rho / prior,
                                        # x20: gentle seeds 5 / 41, default, JPEG, sheen >= 0.947; the stripe balls
-                                       # of gentle seed 77 0.864 / 0.883 (docs/vision.md, step 5)
+                                       # of gentle seed 77 0.864 / 0.883 (docs/vision.md, step 5); under light added
+                                       # or JPEG only a fit the rho test drops (under 1 - RHO_TOLERANCE of R)
 ROUGH_SHARE = 0.5                      # under a projector's light taken off, an outline over this share of the rays
                                        # fitted rougher than RMS_MAX_SHARE is sought so too (projector seed 400 frame 3,
                                        # a green 14 on green: 35 rays at 0.82 px, its cap's edge; sought again 0.23 px)
@@ -208,6 +209,8 @@ SHORT_FILL = 0.95                      # ... unless its square is this full of f
                                        # of it): a ring's remnant is the cloth's colour with white added
 SHORT_DIM = 0.85                       # ... or its body dimmer than this share of the cloth (a ball of the cloth's hue;
                                        # a remnant or a lit edge's step is the cloth with light added: 0.92 or more)
+SHORT_DIMMER = 1.0                     # ... or, fitted to its own outline, a body EDGE_CHROMA_DEG from the cloth and
+                                       # dimmer than this share of it, on any square (a remnant is neither)
 SHORT_FAR = 4.0                        # ... or, fitted to its own outline, it lies this many R from every ball found (a
                                        # halo ring's arc lies a ring radius, 1.6-2.2 R, from its ball; a circle on it
                                        # within R more)
@@ -926,7 +929,8 @@ class TableDetector:
         if det2.anchored.any():     # a gap among ringed balls: the rings' remnants bright, the cloth dim
             a = det2.anchored
             body_ok[a] = dim_body_unlike(image, det2.px[a], det2.r_px[a], local[a], level[a])
-        arc = (det2.span >= SHORT_SPAN) | ((det2.fill >= SHORT_FILL) & (body_ok | (level < SHORT_DIM)))
+        arc = ((det2.span >= SHORT_SPAN) | ((det2.fill >= SHORT_FILL) & (body_ok | (level < SHORT_DIM)))
+               | (~placed & (ang >= EDGE_CHROMA_DEG) & (level < SHORT_DIMMER)))
         kept = np.zeros(len(det2), bool)
         # each ball's distance [m] to the nearest ball found or added so far (the row norms once, not a norm a pair)
         gaps = np.linalg.norm(det2.xy[:, None] - det.xy[None], axis=2).min(axis=1, initial=np.inf)
@@ -1022,25 +1026,26 @@ class TableDetector:
         return px[:M * N_RAYS].reshape(M, N_RAYS, 2), px[M * N_RAYS:]
 
     def _shrunk_again(self, image: np.ndarray, xy: np.ndarray, rho: np.ndarray, rms: np.ndarray, tw: np.ndarray,
-                      prior: float, cloth: ClothModel, min_step: float, plain: bool) -> None:
+                      prior: float, cloth: ClothModel, min_step: float, under: float, rough: bool) -> None:
         """Search again, in place, the fits (xy (M, 2) [m], rho (M,) [m], rms (M,) [px], tw (M, N_RAYS) ray
         weights) whose outline lies inside their ball on one side: a stripe of about the cloth's colour is
-        read as cloth, so on that side the outline found is the white cap's edge. Where ``plain`` (no light
-        added, not JPEG: ``refine``'s plain), a whole outline (WHOLE_SHARE of the rays) fitting rho under
-        SHRUNK times the frame's ``prior`` [m]; on a frame whose projector's light was taken off (no halo
-        rings, not JPEG), an outline of at least ROUGH_SHARE of the rays fitted rougher than RMS_MAX_SHARE of
-        its radius, its new fit kept only where it is smoother (elsewhere shrunk fits are other failures).
-        Their outline is sought at the prior radius about the fit, SEARCH_WIDTHS[0] either side, a colour
-        EDGE_MIN_DEG from the local cloth taken for ball (as for a ball of the cloth's hue), and the sphere
-        refitted with the prior."""
+        read as cloth, so on that side the outline found is the white cap's edge. Those are a whole outline
+        (WHOLE_SHARE of the rays) fitting rho under ``under`` [m] (``refine`` asks SHRUNK times the frame's
+        ``prior`` on frames with no light added and not JPEG, its plain, and elsewhere only of fits the rho
+        test would drop, under 1 - RHO_TOLERANCE of R as well: shrunk fits within it are other failures
+        there), and where ``rough`` (a projector's light taken off the frame: no halo rings, not JPEG) an
+        outline of at least ROUGH_SHARE of the rays fitted rougher than RMS_MAX_SHARE of its radius, whose
+        new fit is kept only where it is smoother. Their outline is sought at the prior radius about the
+        fit, SEARCH_WIDTHS[0] either side, a colour EDGE_MIN_DEG from the local cloth taken for ball (as for
+        a ball of the cloth's hue), and the sphere refitted with the prior."""
+        rays = (tw > 0.5).sum(axis=1)
+        shrunk = (rays >= WHOLE_SHARE * N_RAYS) & (rho < under)
+        if not (rough or shrunk.any()):
+            return
         cam, R = self.cam, self.R
         outline, cpx = self._outlines(xy, np.full(xy.shape[0], prior))
         rpx = np.linalg.norm(outline - cpx[:, None, :], axis=-1).mean(axis=1)
-        rays = (tw > 0.5).sum(axis=1)
-        if plain:
-            m = np.flatnonzero((rays >= WHOLE_SHARE * N_RAYS) & (rho < SHRUNK * prior))
-        else:
-            m = np.flatnonzero((rays >= ROUGH_SHARE * N_RAYS) & (rms > RMS_MAX_SHARE * rpx))
+        m = np.flatnonzero(shrunk | (rough & (rays >= ROUGH_SHARE * N_RAYS) & (rms > RMS_MAX_SHARE * rpx)))
         if not m.size:
             return
         near = near_neighbours(outline, cpx, rpx, SEARCH_WIDTHS[0] + 1.0)[m]
@@ -1053,7 +1058,7 @@ class TableDetector:
                                                 - cam.centre, axis=1)
         fit = fit_spheres(cam.centre, used_rays(cam, pts, used), used, xy[m], R, prior, px_per_m, iters=6,
                           rho_prior=prior, prior_weight=RHO_PRIOR_RAYS)
-        take = np.ones(m.size, bool) if plain else fit[2] < rms[m]
+        take = shrunk[m] | (fit[2] < rms[m])
         m = m[take]
         xy[m], rho[m], rms[m], tw[m] = (v[take] for v in fit)
 
@@ -1163,8 +1168,10 @@ class TableDetector:
             xy, rho, rms, tw, start, fill, gone = xy[keep], rho[keep], rms[keep], tw[keep], start[keep], fill[keep], gone[keep]
             if not last:     # a fit that is no ball must not hide real balls' edges next time
                 rho = np.clip(rho, (1 - RHO_TOLERANCE) * R, (1 + RHO_TOLERANCE) * R)
-        if (plain or unlit) and not blocky:     # an outline found inside the ball on one side (a stripe of the cloth's
-            self._shrunk_again(image, xy, rho, rms, tw, prior, cloth, min_step, plain)     # colour)
+        # an outline found inside the ball on one side (a stripe of the cloth's colour); under light added or JPEG
+        # only where the fit would be dropped for its rho, or rough under a projector's light taken off
+        under = SHRUNK * prior if plain and not blocky else min(SHRUNK * prior, (1 - RHO_TOLERANCE) * R)
+        self._shrunk_again(image, xy, rho, rms, tw, prior, cloth, min_step, under, unlit and not blocky)
         n_edges = (tw > 0.5).sum(axis=1)
         P = np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1)
         r_now = R * cam.K[0, 0] / np.linalg.norm(P - origin, axis=1)      # outline radius [px], about

@@ -626,6 +626,44 @@ def test_a_ball_of_the_cloths_hue_dimmer_than_its_cloth_is_added_on_a_full_squar
     assert not d.added_kept(first, arc, frame.image, model)[0]
 
 
+
+def test_a_short_arc_of_a_ball_coloured_body_dimmer_than_its_cloth_is_added_on_any_square(synthetic_camera, vision):
+    """``added_kept`` (SHORT_DIMMER): a second search's ball fitted to its own short arc (a quarter of its circle)
+    on a square that is not full (0.69: a green 6 on a green cloth is little foreground; hard x20 seed 41 frame 2,
+    1.1 mm off on 13 points spanning 0.48), 3 R from a found ball (whose ring's arc it could be), is added where
+    its body is EDGE_CHROMA_DEG or more from the cloth's colour AND dimmer than the cloth: a ring's remnant is
+    the cloth's colour with white added, neither. The same arc refused with its disc 1.2 times the cloth's level
+    (the hue kept: a body brighter than its cloth), and placed by its contacts (no outline of its own)."""
+    from vision.detect import EDGE_CHROMA_DEG, SHORT_DIMMER, SHORT_FILL, SHORT_SPAN, body_colour, hue_angle, local_cloth
+    sc, _ = synthetic_camera
+    d = vision.detector
+    frame = sc.render(TableState([3, 6], [[0.4, 0.9], [0.9, 1.7]]), np.random.default_rng(2))
+    both, model = _detected_with_cloth(vision, frame.image)
+    assert len(both) == 2
+    six = both.take(np.array([1]))
+    first = _with_ball_at(both.take(np.array([0])), six.xy[0] + (3 * sc.R, 0.0))
+
+    def body(image):
+        b = body_colour(image, six.px, six.r_px)
+        local = local_cloth(image, six.px, six.r_px, model)[0]
+        return hue_angle(b, local)[0], float(np.linalg.norm(b) / np.linalg.norm(local))
+    ang, level = body(frame.image)
+    assert ang >= EDGE_CHROMA_DEG and level < SHORT_DIMMER        # the premise: a ball's colour, dimmer than cloth
+    arc = six.take(np.array([0]))
+    arc.span[:], arc.fill[:] = 0.25, 0.69
+    assert arc.span[0] < SHORT_SPAN and arc.fill[0] < SHORT_FILL
+    assert d.added_kept(first, arc, frame.image, model)[0]
+    brighter = frame.image.copy()                # the 6's disc 1.2 / level times brighter in linear light
+    yy, xx = np.mgrid[:brighter.shape[0], :brighter.shape[1]]
+    disc = np.hypot(xx - six.px[0, 0], yy - six.px[0, 1]) < six.r_px[0] + 1
+    brighter[disc] = np.rint(linear_to_srgb(srgb_to_linear(brighter[disc]) * 1.2 / level)).astype(np.uint8)
+    ang_b, level_b = body(brighter)
+    assert ang_b >= EDGE_CHROMA_DEG and level_b > SHORT_DIMMER
+    assert not d.added_kept(first, arc, brighter, model)[0]
+    placed = arc.take(np.array([0]))
+    placed.rms_px[:], placed.span[:] = np.nan, 0.0
+    assert not d.added_kept(first, placed, frame.image, model)[0]
+
 def test_a_projectors_soft_edge_is_taken_off_the_cloth_exactly(synthetic_camera, vision):
     """Where the renderer's lit ellipse fades out (its light falls linearly, so it bends at the
     ramp's foot and top), a plane fitted over 1.5 ball radii cuts the bends: 0.012-0.02 linear too
