@@ -134,14 +134,16 @@ def _box_count(sums, y, x, half_box):
 
 def candidates(img: np.ndarray, fg: np.ndarray, known: np.ndarray, sums: np.ndarray,
                allowed: np.ndarray, radius, box: int, mute: np.ndarray | None = None,
-               r_min: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+               r_min: float | None = None, counted: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Candidate ball centres: radial-symmetry peaks inside blobs of foreground.
 
     img: (h, w, 3) BGR uint8; fg: (h, w) uint8 foreground (255); known: (h, w) uint8 1 where
     colour can be judged; sums: ``known_sums(known, box)``; allowed: (h, w) bool where a centre
     may be; radius: expected ball radius [px], a number or an (h, w) map; box: side of the fill
     square [px]; mute: (h, w) bool, pixels whose edges do not vote (the empty table's own edges); r_min:
-    None, or the least of ``radius`` (the detector's, found once per camera: a pass over the map a frame fewer).
+    None, or the least of ``radius`` (the detector's, found once per camera: a pass over the map a frame fewer);
+    counted: None, or (h, w) uint8 1 where the fill counts pixels (of them ``known``'s; then ``sums`` is its
+    ``known_sums``): a pocket's hole, where a black ball cannot be told from it, is left out of the share.
     Returns (centres (M, 2) as (u, v) in these pixels, fill (M,)), after non-maximum suppression
     at 1.3 radii (stronger votes first). A candidate's square must be FILL_MIN full of foreground,
     so specks and chalk marks (blobs much smaller than a ball) give none.
@@ -149,7 +151,7 @@ def candidates(img: np.ndarray, fg: np.ndarray, known: np.ndarray, sums: np.ndar
     judged = judged_fg(fg, known)
     near = cv2.dilate(judged, np.ones((VOTER_REACH, VOTER_REACH), np.uint8)) > 0
     votes = symmetry_votes(img, near if mute is None else near & ~mute, radius)
-    ones = cv2.integral((judged > 0).view(np.uint8))
+    ones = cv2.integral(((judged if counted is None else judged_fg(fg, counted)) > 0).view(np.uint8))
     xs, ys, score, fill = _peaks(votes, near & allowed, ones, sums, box // 2, FILL_MIN, VOTES_MIN)
     if xs.size == 0:
         return np.zeros((0, 2)), np.zeros(0)

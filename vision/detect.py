@@ -771,6 +771,8 @@ class TableDetector:
         self.reach_in = known & reach_in_band(roi & (cloth_like | self.hole), self.hole, self.r_half)
         self.known_count = cv2.boxFilter(self.known, cv2.CV_32F, (self.box, self.box), normalize=False)
         self.known_sums = known_sums(self.known, self.box)
+        self.bed_known = (known & ~self.hole).astype(np.uint8)
+        self.bed_sums = known_sums(self.bed_known, self.box)
         self.shape_voters = known & ~self.static_edges & ~self.hole      # edges that may vote for shape candidates
         # sparse grid of cloth samples for the cloth model
         step = 10
@@ -970,8 +972,8 @@ class TableDetector:
         if grey:     # white light only brightens a grey cloth: a surface that follows its lit area
             bright = lit_surface(half, model, bright, self.in_play, self.r_half)
         fg = foreground(half, model, bright, self.hole, GREY_BRIGHTER if grey else BRIGHTER)
-        cand, fill = candidates(half, fg, self.known, self.known_sums, self.allowed, self.r_map, self.box,
-                                self.static_edges, self.r_range[0])
+        cand, fill = candidates(half, fg, self.known, self.bed_sums, self.allowed, self.r_map, self.box,
+                                self.static_edges, self.r_range[0], self.bed_known)
         unlit = np.zeros(half.shape[:2], bool)
         if light is not None and cand.shape[0]:     # the frame about the candidates (outlines, rings, identity)
             image, unlit = self._unlit_near(image, light, cand, unlit)
