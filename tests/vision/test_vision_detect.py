@@ -600,6 +600,23 @@ def test_a_short_arc_on_a_full_square_of_a_balls_colour_is_added(synthetic_camer
     assert not d.added_kept(first, arc, frame.image, model)[0]
 
 
+def _body_against_cloth(image, ball, model):
+    """(the body's hue angle from its local cloth [deg], its level over the cloth's) of the one ball ``ball``."""
+    from vision.detect import body_colour, hue_angle, local_cloth
+    b = body_colour(image, ball.px, ball.r_px)
+    local = local_cloth(image, ball.px, ball.r_px, model)[0]
+    return hue_angle(b, local)[0], float(np.linalg.norm(b) / np.linalg.norm(local))
+
+
+def _disc_scaled(image, ball, factor):
+    """A copy of ``image`` with the one ball's disc (its radius + 1 px) ``factor`` times brighter in linear light."""
+    out = image.copy()
+    yy, xx = np.mgrid[:out.shape[0], :out.shape[1]]
+    disc = np.hypot(xx - ball.px[0, 0], yy - ball.px[0, 1]) < ball.r_px[0] + 1
+    out[disc] = np.rint(linear_to_srgb(srgb_to_linear(out[disc]) * factor)).astype(np.uint8)
+    return out
+
+
 def test_a_ball_of_the_cloths_hue_dimmer_than_its_cloth_is_added_on_a_full_square(synthetic_camera, vision):
     """``added_kept``: a green 6 on a green cloth 5 degrees from its colour (under EDGE_CHROMA_DEG) and 0.7
     of its level, placed by its contacts or fitted to a short arc on a full square (hard x20: a rack's 6
@@ -607,7 +624,7 @@ def test_a_ball_of_the_cloths_hue_dimmer_than_its_cloth_is_added_on_a_full_squar
     with light added, never dimmer); the same ball brightened to 1.2 times its level (its hue kept) is
     refused, as before, and so is the dim ball on a square that is not full (with a found ball 3 R from it,
     whose ring's arc it could be: SHORT_FAR)."""
-    from vision.detect import EDGE_CHROMA_DEG, SHORT_DIM, SHORT_FILL, body_colour, hue_angle, local_cloth
+    from vision.detect import EDGE_CHROMA_DEG, SHORT_DIM, SHORT_FILL
     sc, _ = synthetic_camera
     d = vision.detector
     frame = DomainRenderer(sc, Domain(cloth_srgb=(25, 120, 65)), seed=0).render(
@@ -616,12 +633,7 @@ def test_a_ball_of_the_cloths_hue_dimmer_than_its_cloth_is_added_on_a_full_squar
     assert len(both) == 2
     six = both.take(np.array([1]))
     first = _with_ball_at(both.take(np.array([0])), six.xy[0] + (3 * sc.R, 0.0))
-
-    def body(image):
-        b = body_colour(image, six.px, six.r_px)
-        local = local_cloth(image, six.px, six.r_px, model)[0]
-        return hue_angle(b, local)[0], float(np.linalg.norm(b) / np.linalg.norm(local))
-    ang, level = body(frame.image)
+    ang, level = _body_against_cloth(frame.image, six, model)
     assert 3.0 < ang < EDGE_CHROMA_DEG and level < SHORT_DIM      # the premise: of the cloth's hue, dimmer
     placed = six.take(np.array([0]))
     placed.rms_px[:], placed.span[:], placed.fill[:] = np.nan, 0.0, 1.0
@@ -630,16 +642,12 @@ def test_a_ball_of_the_cloths_hue_dimmer_than_its_cloth_is_added_on_a_full_squar
     for ball in (placed, arc):
         assert ball.fill[0] >= SHORT_FILL
         assert d.added_kept(first, ball, frame.image, model)[0]
-    brighter = frame.image.copy()                # the 6's disc 1.2 / 0.7 times brighter in linear light
-    yy, xx = np.mgrid[:brighter.shape[0], :brighter.shape[1]]
-    disc = np.hypot(xx - six.px[0, 0], yy - six.px[0, 1]) < six.r_px[0] + 1
-    brighter[disc] = np.rint(linear_to_srgb(srgb_to_linear(brighter[disc]) * 1.2 / level)).astype(np.uint8)
-    assert body(brighter)[1] > SHORT_DIM
+    brighter = _disc_scaled(frame.image, six, 1.2 / level)      # the 6's disc at 1.2 times the cloth's level
+    assert _body_against_cloth(brighter, six, model)[1] > SHORT_DIM
     for ball in (placed, arc):
         assert not d.added_kept(first, ball, brighter, model)[0]
     arc.fill[:] = SHORT_FILL - 0.1
     assert not d.added_kept(first, arc, frame.image, model)[0]
-
 
 
 def test_a_short_arc_of_a_ball_coloured_body_dimmer_than_its_cloth_is_added_on_any_square(synthetic_camera, vision):
@@ -649,7 +657,7 @@ def test_a_short_arc_of_a_ball_coloured_body_dimmer_than_its_cloth_is_added_on_a
     its body is EDGE_CHROMA_DEG or more from the cloth's colour AND dimmer than the cloth: a ring's remnant is
     the cloth's colour with white added, neither. The same arc refused with its disc 1.2 times the cloth's level
     (the hue kept: a body brighter than its cloth), and placed by its contacts (no outline of its own)."""
-    from vision.detect import EDGE_CHROMA_DEG, SHORT_DIMMER, SHORT_FILL, SHORT_SPAN, body_colour, hue_angle, local_cloth
+    from vision.detect import EDGE_CHROMA_DEG, SHORT_DIMMER, SHORT_FILL, SHORT_SPAN
     sc, _ = synthetic_camera
     d = vision.detector
     frame = sc.render(TableState([3, 6], [[0.4, 0.9], [0.9, 1.7]]), np.random.default_rng(2))
@@ -657,22 +665,14 @@ def test_a_short_arc_of_a_ball_coloured_body_dimmer_than_its_cloth_is_added_on_a
     assert len(both) == 2
     six = both.take(np.array([1]))
     first = _with_ball_at(both.take(np.array([0])), six.xy[0] + (3 * sc.R, 0.0))
-
-    def body(image):
-        b = body_colour(image, six.px, six.r_px)
-        local = local_cloth(image, six.px, six.r_px, model)[0]
-        return hue_angle(b, local)[0], float(np.linalg.norm(b) / np.linalg.norm(local))
-    ang, level = body(frame.image)
+    ang, level = _body_against_cloth(frame.image, six, model)
     assert ang >= EDGE_CHROMA_DEG and level < SHORT_DIMMER        # the premise: a ball's colour, dimmer than cloth
     arc = six.take(np.array([0]))
     arc.span[:], arc.fill[:] = 0.25, 0.69
     assert arc.span[0] < SHORT_SPAN and arc.fill[0] < SHORT_FILL
     assert d.added_kept(first, arc, frame.image, model)[0]
-    brighter = frame.image.copy()                # the 6's disc 1.2 / level times brighter in linear light
-    yy, xx = np.mgrid[:brighter.shape[0], :brighter.shape[1]]
-    disc = np.hypot(xx - six.px[0, 0], yy - six.px[0, 1]) < six.r_px[0] + 1
-    brighter[disc] = np.rint(linear_to_srgb(srgb_to_linear(brighter[disc]) * 1.2 / level)).astype(np.uint8)
-    ang_b, level_b = body(brighter)
+    brighter = _disc_scaled(frame.image, six, 1.2 / level)      # the 6's disc at 1.2 times the cloth's level
+    ang_b, level_b = _body_against_cloth(brighter, six, model)
     assert ang_b >= EDGE_CHROMA_DEG and level_b > SHORT_DIMMER
     assert not d.added_kept(first, arc, brighter, model)[0]
     placed = arc.take(np.array([0]))
