@@ -544,8 +544,8 @@ LIGHT_COARSE = 8           # ... on a grid this many half-resolution pixels apar
 LIGHT_UNLIT_SHARE = 10.0   # percent of the cloth samples, the least white: the unlit cloth's colour
 LIGHT_ROBUST = 0.02        # linear units: samples this far from the first fit are left out of the second (a
                            # ball of the cloth's hue in the lit area)
-LIGHT_PLANE_DEG = 1.5      # a pixel within this angle of the plane of the unlit cloth and the light, and within
-                           # LIGHT_ROBUST of the fit, shows cloth: its own light is taken off (a plane fitted
+LIGHT_PLANE_DEG = 1.5      # a pixel within this angle of the plane of the unlit cloth and the light, and at most
+                           # LIGHT_ROBUST over the fit, shows cloth: its own light is taken off (a plane fitted
                            # over 1.5 radii cuts a lit area's soft edge: 0.015 too much at its foot, the cloth
                            # there foreground; without the plane test a lit green ball passed for cloth: 2 lost
                            # on projector x20 seed 41; 0.3 / 0.6 deg left the cloth's texture out: 5 / 2 false)
@@ -578,9 +578,12 @@ def added_light_field(half: np.ndarray, model: ClothModel, bright: np.ndarray, t
     local linear fit (first-order normalized convolution, Knutsson & Westin 1993, 'Normalized and
     differential convolution', CVPR, Sec. 3) with a Gaussian of LIGHT_SIGMA ball radii, refitted
     once without the samples LIGHT_ROBUST off it; it fills the balls and follows a lit area's slope
-    across them. A half-resolution pixel that shows the cloth (CLOTH, within LIGHT_ROBUST of that
-    fit and LIGHT_PLANE_DEG of the plane of u and l) keeps its own w instead: a plane cannot bend
-    with a lit area's soft edge (``light_taken_off``). ``shifted`` (under halo rings, whose remnants
+    across them. A half-resolution pixel that shows the cloth (CLOTH, its w at most LIGHT_ROBUST over
+    that fit, and within LIGHT_PLANE_DEG of the plane of u and l) keeps its own w instead: a plane
+    cannot bend with a lit area's soft edge (``light_taken_off``); under the fit by any amount, as a
+    colour in that plane is k u + w l for one w only (more taken off leaves no cloth colour: at a lit
+    area's foot the fit, with the cells on the balls left out, overshoots by more than LIGHT_ROBUST in
+    the gaps among them). ``shifted`` (under halo rings, whose remnants
     the cloth's own pixels carry): instead, each pixel's plane from the best-fitting of nine windows
     about it (``_local_linear_shifted``: less overshoot at the lit area's soft edge).
     Raises ValueError with fewer than 12 cloth samples."""
@@ -671,10 +674,10 @@ def _own_light_off(half, table, field, lut, srgb, unmix, normal, chroma, light, 
                    robust, sin2, colour, floor):
     """A copy of ``half`` (BGR uint8) with the light ``field`` (h, w) float32 of colour ``colour`` taken off
     (``take_off_light``), after, in place on ``field``: w of each ``table`` pixel that shows the cloth (CLOTH
-    in ``classify``; its linear colour (``lut``) within ``robust`` of the field in w (``unmix``) and within the
-    angle of sin2 of the plane with the ``normal``), and the field floored at 0. A row at a time in passes
-    (the colours, the CLOTH test, their linear colours, the field, the taking off) that the compiler
-    vectorises but the last (1.1 -> 0.6 ms against a pixel at a time, before the taking off)."""
+    in ``classify``; its linear colour (``lut``) at most ``robust`` over the field in w (``unmix``), any amount
+    under it, and within the angle of sin2 of the plane with the ``normal``), and the field floored at 0. A row
+    at a time in passes (the colours, the CLOTH test, their linear colours, the field, the taking off) that the
+    compiler vectorises but the last (1.1 -> 0.6 ms against a pixel at a time, before the taking off)."""
     h, w = half.shape[0], half.shape[1]
     out = half.copy()
     b, g, r = np.empty(w), np.empty(w), np.empty(w)
@@ -695,7 +698,7 @@ def _own_light_off(half, table, field, lut, srgb, unmix, normal, chroma, light, 
             own = lb[x] * unmix[0] + lg[x] * unmix[1] + lr[x] * unmix[2]
             off = lb[x] * normal[0] + lg[x] * normal[1] + lr[x] * normal[2]
             f = field[y, x]
-            mine = (cloth[x] & (abs(own - f) < robust)
+            mine = (cloth[x] & (own - f < robust)
                     & (off * off < sin2 * (lb[x] * lb[x] + lg[x] * lg[x] + lr[x] * lr[x])))
             f = np.float32(own) if mine else f
             field[y, x] = f if f > zero else zero

@@ -650,8 +650,8 @@ def test_take_off_light_equals_the_float32_look_ups():
 
 def test_own_light_off_equals_the_numpy_rule_then_the_take_off():
     """``vision.cloth._own_light_off`` (one pass a row) gives each table pixel that shows the cloth (CLOTH of
-    ``classify``, within LIGHT_ROBUST of the field in its own light and LIGHT_PLANE_DEG of the plane) its own
-    light, floors the field at 0 and takes it off, as the plain numpy expressions and look-ups do."""
+    ``classify``, its own light below the field or at most LIGHT_ROBUST above it, within LIGHT_PLANE_DEG of the
+    plane) its own light, floors the field at 0 and takes it off, as the plain numpy expressions and look-ups do."""
     from vision.cloth import CLOTH, DARK_FRACTION, LIGHT_FLOOR, LIGHT_PLANE_DEG, LIGHT_ROBUST, _own_light_off, classify
     rng = np.random.default_rng(15)
     h, w = 47, 83
@@ -672,7 +672,7 @@ def test_own_light_off_equals_the_numpy_rule_then_the_take_off():
     off = (lin[..., 0] * normal[0] + lin[..., 1] * normal[1]) + lin[..., 2] * normal[2]
     sin2 = np.sin(np.radians(LIGHT_PLANE_DEG)) ** 2
     cloth = ((classify(half, model, bright) & CLOTH) > 0) & table
-    mine = cloth & (np.abs(own - field) < LIGHT_ROBUST) & (off * off < sin2 * (lin * lin).sum(axis=-1, dtype=np.float32))
+    mine = cloth & (own - field < LIGHT_ROBUST) & (off * off < sin2 * (lin * lin).sum(axis=-1, dtype=np.float32))
     assert 0.1 < mine.mean() < 0.9
     want = np.maximum(np.where(mine, own.astype(np.float32), field), np.float32(0))
     got = field.copy()
