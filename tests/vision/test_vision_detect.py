@@ -690,23 +690,29 @@ def test_a_projectors_soft_edge_is_taken_off_the_cloth_exactly(synthetic_camera,
     Against the light the renderer added: the cloth away from the balls 95 % within 0.006 (0.0044
     measured; 0.0119 with the plane alone), its foreground share under 2 % (0.6 %; 12.3 % before)
     and ball 6 (green, in the light) still all foreground."""
-    from vision.cloth import FOREGROUND, added_light_field, classify, take_off_light
     det = vision.detector
     half, true, balls = _lit_frame(synthetic_camera[0], det)
     yy, xx = np.mgrid[0:half.shape[0], 0:half.shape[1]]
     table = (det.known > 0) & det.allowed
     cloth = table & np.all([np.hypot(xx - u, yy - v) > 2 * det.r_half for u, v in balls], axis=0)
     ball6 = np.hypot(xx - balls[0, 0], yy - balls[0, 1]) < 0.6 * det.r_half
+    err, classes = _light_error_and_foreground(det, half, true, table)
+    assert np.percentile(err[cloth], 95) < 0.006
+    assert classes[cloth].astype(bool).mean() < 0.02
+    assert classes[ball6].astype(bool).mean() > 0.9
 
+
+def _light_error_and_foreground(det, half, true, table):
+    """(h, w) the light fitted on the half-resolution crop ``half`` over ``table`` (``added_light_field``) less
+    the light ``true`` the renderer added, and the crop's FOREGROUND bits once the fitted light is taken off."""
+    from vision.cloth import FOREGROUND, added_light_field, classify, take_off_light
     model, bright = _cloth_model(det, half)
     found = added_light_field(half, model, bright, table, det.r_half)
     err = np.abs(found.field * np.linalg.norm(found.colour) / np.sqrt(3) - true)
-    assert np.percentile(err[cloth], 95) < 0.006
     unlit = take_off_light(half, found)
     model, bright = _cloth_model(det, unlit)
-    classes = classify(unlit, model, bright) & FOREGROUND
-    assert classes[cloth].astype(bool).mean() < 0.02
-    assert classes[ball6].astype(bool).mean() > 0.9
+    return err, classify(unlit, model, bright) & FOREGROUND
+
 
 def test_the_cloth_among_balls_at_a_lit_areas_foot_keeps_its_own_light(synthetic_camera, vision):
     """Three balls (1, 9, 0) at the foot of a projector's lit ellipse (its light falls to 0 there), as in
@@ -718,7 +724,6 @@ def test_the_cloth_among_balls_at_a_lit_areas_foot_keeps_its_own_light(synthetic
     gaps (1.1-2 ball radii from a centre) 95 % within 0.006 (0.0032 measured; 0.0265 before), and under
     3 % foreground once it is taken off (1.3 %; 17.4 % before, the false ball of that seed lay there)."""
     from vision.camera import pixels_to_table
-    from vision.cloth import FOREGROUND, added_light_field, classify, take_off_light
     sc, det = synthetic_camera[0], vision.detector
     xy = pixels_to_table(sc.cam, np.array([[873.7, 556.3], [848.1, 591.5], [826.2, 579.1]]), sc.R)
     rend = DomainRenderer(sc, Domain(projector=(0.6, 0.5, 0.5, 0.3, 0.3)), seed=0)
@@ -730,14 +735,9 @@ def test_the_cloth_among_balls_at_a_lit_areas_foot_keeps_its_own_light(synthetic
     table = (det.known > 0) & det.allowed
     d = np.min([np.hypot(xx - u, yy - v) for u, v in (frame.truth.centre_px - (u0, v0) - 0.5) / 2], axis=0)
     gaps = table & (d > 1.1 * det.r_half) & (d < 2.0 * det.r_half)
-
-    model, bright = _cloth_model(det, half)
-    found = added_light_field(half, model, bright, table, det.r_half)
-    err = np.abs(found.field * np.linalg.norm(found.colour) / np.sqrt(3) - true)
+    err, classes = _light_error_and_foreground(det, half, true, table)
     assert np.percentile(err[gaps], 95) < 0.006
-    unlit = take_off_light(half, found)
-    model, bright = _cloth_model(det, unlit)
-    assert (classify(unlit, model, bright)[gaps] & FOREGROUND).astype(bool).mean() < 0.03
+    assert classes[gaps].astype(bool).mean() < 0.03
 
 
 def test_a_white_ball_on_a_cloth_of_its_own_hue_is_foreground_by_its_brightness():
