@@ -13,9 +13,10 @@ dimmer than the lit cloth (a limb and a shadow; a frame without such a cluster a
 balls found casts no vote, which keeps the cost down). On the rendered conditions (20 frames
 each, seeds 5-9) the peaks at balls with no candidate from colour had 3.1-12.8 smoothed votes and
 every other peak (cloth texture, halo-ring remnants, gaps in a rack) at most 2.9-3.2, so a peak
-needs SHAPE_VOTES. Each candidate is only a starting point: ``vision.detect`` fits it beside the
-balls found (its outline on its darker limb, ``vision.limbs``) and keeps it only with
-SHAPE_MIN_EDGES outline points, so that no edge of the table becomes a ball.
+needs SHAPE_VOTES, times the share of its outline whose edges may vote (a ball frozen on a cushion or in a
+pocket's jaw loses the votes of the part on the table's own edges). Each candidate is only a starting
+point: ``vision.detect`` fits it beside the balls found (its outline on its darker limb, ``vision.limbs``)
+and keeps it only with SHAPE_MIN_EDGES outline points, so that no edge of the table becomes a ball.
 """
 from __future__ import annotations
 
@@ -34,6 +35,9 @@ OWN_EDGES = 1.2         # ... and its own edges (its outline and blur) do not vo
 DIM = 0.92              # the edges that vote lie within DIM_REACH ball radii of a ball-sized square holding
 DIM_REACH = 1.5         # DIM_COUNT radii of pixels dimmer than DIM times the lit cloth (8-bit units along its
 DIM_COUNT = 2.0         # colour; a limb at half the cloth's linear level: 0.73; 0.85 lost 2 balls of hard x20)
+VOTING_FLOOR = 0.3      # a peak needs SHAPE_VOTES times the share of its outline on pixels that may vote, at least
+RING_SAMPLES = 64       # this share (a ball frozen on a cushion or in a pocket's jaw: 0.3-0.6); the share read at
+                        # this many points of the circle of the expected radius
 
 
 @njit(cache=True)
@@ -90,8 +94,9 @@ def shape_candidates(img: np.ndarray, voters: np.ndarray, allowed: np.ndarray, r
     (``vision.cloth.ClothModel``, 8-bit units); r_range: None, or (the least, the largest) of ``radius`` (the
     detector's, found once per camera: two passes over the map a frame fewer). Edges within OWN_EDGES radii
     of a ball found do not vote, nor edges away from dim pixels (module notes), and no candidate is within
-    EXPLAINED radii of a ball found. Peaks are 3 x 3 local maxima of the votes with at least SHAPE_VOTES, kept at least
-    1.3 radii apart (stronger first)."""
+    EXPLAINED radii of a ball found. Peaks are 3 x 3 local maxima of the votes with at least SHAPE_VOTES times
+    the share of their outline on ``voters`` (``voting_share``, at least VOTING_FLOOR), kept at least 1.3 radii
+    apart (stronger first)."""
     h, w = voters.shape
     near = np.zeros((h, w), np.uint8)           # 2: its own edges, 1: too near it for another ball
     at = np.rint(taken).astype(np.intp).reshape(-1, 2)
@@ -115,9 +120,29 @@ def shape_candidates(img: np.ndarray, voters: np.ndarray, allowed: np.ndarray, r
     y0, x0 = max(by - m, 0), max(bx - m, 0)
     win = (slice(y0, min(by + bh + m, h)), slice(x0, min(bx + bw + m, w)))
     votes = symmetry_votes(img[win], vote[win], radius[win])
-    ys, xs = _local_peaks(votes, allowed[win], near[win], SHAPE_VOTES)
-    if xs.size == 0:
-        return np.zeros((0, 2))
+    ys, xs = _local_peaks(votes, allowed[win], near[win], VOTING_FLOOR * SHAPE_VOTES)
     pts = np.stack([xs + x0, ys + y0], axis=1).astype(np.float64)
-    keep = distinct(pts, votes[ys, xs], 1.3 * r_min)
+    share = voting_share(voters, pts, radius)
+    strong = votes[ys, xs] >= SHAPE_VOTES * np.maximum(share, VOTING_FLOOR)
+    if not strong.any():
+        return np.zeros((0, 2))
+    pts = pts[strong]
+    keep = distinct(pts, votes[ys, xs][strong], 1.3 * r_min)
     return pts[keep]
+
+
+def voting_share(voters: np.ndarray, pts: np.ndarray, radius: np.ndarray) -> np.ndarray:
+    """(K,) the share of the circle of the expected radius about each point (K, 2) (u, v) [px] that lies on
+    ``voters`` (h, w) bool (read at RING_SAMPLES points, rounded to pixels; outside the array counts as not
+    voting): the share of a ball's outline whose edges may vote for it (a cushion's line and a pocket's
+    rim do not). radius: (h, w) the expected ball radius [px]."""
+    h, w = voters.shape
+    if pts.shape[0] == 0:
+        return np.zeros(0)
+    a = np.linspace(0.0, 2 * np.pi, RING_SAMPLES, endpoint=False)
+    c = np.rint(pts).astype(np.intp)
+    r = radius[np.clip(c[:, 1], 0, h - 1), np.clip(c[:, 0], 0, w - 1)][:, None]
+    u = np.rint(pts[:, :1] + r * np.cos(a)).astype(np.intp)
+    v = np.rint(pts[:, 1:] + r * np.sin(a)).astype(np.intp)
+    inside = (u >= 0) & (u < w) & (v >= 0) & (v < h)
+    return (inside & voters[np.clip(v, 0, h - 1), np.clip(u, 0, w - 1)]).mean(axis=1)

@@ -8,7 +8,7 @@ from vision.balls import LINEAR_LUT, linear_to_srgb, srgb_to_linear
 from vision.detect import LIMB_CLOTH, LIMB_DEPTH, LIMB_INNER, outline_normals
 from vision.limbs import limb_points
 from vision.render_domain import condition_frames
-from vision.shape_candidates import shape_candidates
+from vision.shape_candidates import VOTING_FLOOR, shape_candidates, voting_share
 
 CLOTH_BGR = (50, 125, 45)        # 8-bit sRGB, BGR
 
@@ -85,6 +85,41 @@ def test_a_ball_of_the_cloths_colour_gets_a_candidate_from_its_shape():
     assert np.linalg.norm(found[0] - centre) <= 1.0
     assert shape_candidates(img, voters, allowed, radius, centre[None], chroma, bright).shape[0] == 0
     plain = _lambert_ball(70, 120, centre, 0.01, 1.3, np.random.default_rng(5), noise=2.0)
+    assert shape_candidates(plain, voters, allowed, radius, np.zeros((0, 2)), chroma, bright).shape[0] == 0
+
+
+def test_voting_share_is_the_share_of_the_outline_on_voting_pixels():
+    """A circle of radius 6.4 px: all of it on voters, none of it, and half of it beside a straight edge
+    through its centre (the share of RING_SAMPLES points, so within two samples of 0.5)."""
+    voters = np.ones((70, 120), bool)
+    radius = np.full((70, 120), 6.4, np.float32)
+    pts = np.array([[60.0, 35.0]])
+    assert voting_share(voters, pts, radius)[0] == 1.0
+    assert voting_share(~voters, pts, radius)[0] == 0.0
+    voters[:, 61:] = False
+    assert abs(voting_share(voters, pts, radius)[0] - 0.5) <= 2 / 64
+    assert voting_share(voters, np.array([[200.0, 35.0]]), radius)[0] == 0.0     # off the array: no vote
+
+
+def test_a_ball_against_a_cushion_gets_a_candidate_from_the_outline_that_may_vote():
+    """The ball of the test above with a cushion's line over most of its outline (its pixels do not vote:
+    0.36 of the outline left, so 3.1 votes where the whole outline gave 8.4, under SHAPE_VOTES): one
+    candidate within 1 px of its centre, as a frozen ball's; none with a third of that share (below
+    VOTING_FLOOR, 0.23), nor without the ball."""
+    rng = np.random.default_rng(5)
+    centre = np.array([60.4, 35.6])
+    img = _lambert_ball(70, 120, centre, 6.4, 1.3, rng, noise=2.0)
+    voters, allowed, radius, chroma, bright = _cloth_inputs(img)
+    voters[:, 58:] = False
+    assert 0.3 < voting_share(voters, centre[None], radius)[0] < 0.4
+    found = shape_candidates(img, voters, allowed, radius, np.zeros((0, 2)), chroma, bright)
+    assert found.shape == (1, 2)
+    assert np.linalg.norm(found[0] - centre) <= 1.0
+    voters[:, 56:] = False
+    assert voting_share(voters, centre[None], radius)[0] < VOTING_FLOOR
+    assert shape_candidates(img, voters, allowed, radius, np.zeros((0, 2)), chroma, bright).shape[0] == 0
+    plain = _lambert_ball(70, 120, centre, 0.01, 1.3, np.random.default_rng(5), noise=2.0)
+    voters[:, 56:58] = True
     assert shape_candidates(plain, voters, allowed, radius, np.zeros((0, 2)), chroma, bright).shape[0] == 0
 
 
