@@ -186,7 +186,6 @@ def test_a_grey_cloths_ringed_racks_ball_with_no_candidate_is_placed_at_its_spot
     assert _score(sc, vision, [_hard_rack(sc, 7, leave_out=8)]).false == 0
 
 
-
 def test_a_shrunk_whole_outline_that_the_rho_test_drops_is_searched_again(synthetic_camera, vision):
     """Under light added or JPEG a whole outline fitted under 1 - RHO_TOLERANCE of R is searched again at the
     frame's radius (``TableDetector._shrunk_again``) before the rho test drops it: the bench's hard seed 5 frame
