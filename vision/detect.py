@@ -770,7 +770,8 @@ class TableDetector:
         self.r_half = float(np.median(self.r_map[self.allowed]))       # a ball's usual half-resolution radius
         self.reach_in = known & reach_in_band(roi & (cloth_like | self.hole), self.hole, self.r_half)
         self.known_count = cv2.boxFilter(self.known, cv2.CV_32F, (self.box, self.box), normalize=False)
-        self.known_sums = known_sums(self.known, self.box)
+        # the candidates' square share counts the bed only (a pocket's hole, where a black ball cannot be told from
+        # it, left out): its pixels and their box sums
         self.bed_known = (known & ~self.hole).astype(np.uint8)
         self.bed_sums = known_sums(self.bed_known, self.box)
         self.shape_voters = known & ~self.static_edges & ~self.hole      # edges that may vote for shape candidates
