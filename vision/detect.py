@@ -855,16 +855,8 @@ class TableDetector:
         return half, model, self._bright(model), light
 
     def ring_light(self, half: np.ndarray, model: ClothModel, bright: np.ndarray, lined: np.ndarray):
-        """The light a projector adds across the cloth under halo rings (``added_light_field`` with
-        shifted windows, from the ring-cleaned half-resolution crop's table cells RING_CLEAR px clear of
-        the lines ``lined``); None where too little cloth is seen."""
-        k = 2 * RING_CLEAR + 1
-        clear = cv2.dilate(lined.astype(np.uint8), np.ones((k, k), np.uint8)) == 0
-        try:
-            return added_light_field(half, model, bright, self.in_play & clear, self.r_half,
-                                     True)
-        except ValueError:
-            return None
+        """``light_under_rings`` on the crop's table cells."""
+        return light_under_rings(half, model, bright, self.in_play, lined, self.r_half)
 
     def detect_unlined(self, image: np.ndarray) -> tuple[Detections, np.ndarray]:
         """(all balls in a BGR uint8 frame of the camera's size, the frame with its thin lines of added
@@ -1266,6 +1258,21 @@ def rack_spots(xy: np.ndarray, R: float, slack: float, need: int) -> np.ndarray:
     dp = np.linalg.norm(p[:, None] - xy[None], axis=2)
     p = p[(dp.min(axis=1) >= 2 * R - slack) & ((np.abs(dp - 2 * R) < slack).sum(axis=1) >= need)]
     return p[distinct(p, np.zeros(p.shape[0]), R)]
+
+
+def light_under_rings(half: np.ndarray, model: ClothModel, bright: np.ndarray, table: np.ndarray, lined: np.ndarray,
+                      r_half: float):
+    """The light a projector adds across the cloth under halo rings (``added_light_field`` with shifted
+    windows) in a ring-cleaned half-resolution BGR uint8 image (h, w, 3) with its cloth ``model`` and lit
+    brightness ``bright`` (h, w), from the cells of ``table`` (h, w) bool RING_CLEAR px clear of the lines
+    ``lined`` (h, w) bool (their remnants bump it over a rack); r_half: the ball radius [px there]. None where
+    too little cloth is seen. Both modes' second search of a frame with halo rings and a lit wedge."""
+    k = 2 * RING_CLEAR + 1
+    clear = cv2.dilate(lined.astype(np.uint8), np.ones((k, k), np.uint8)) == 0
+    try:
+        return added_light_field(half, model, bright, table & clear, r_half, True)
+    except ValueError:
+        return None
 
 
 def dim_body_unlike(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray, local: np.ndarray,

@@ -59,7 +59,12 @@ in the image instead (the reason for each is in docs/vision.md):
    (``on_straight_edges``) and none reaching over a side with part of its inside cloth (``over_the_rails``);
 7. ``clear_of_intruders`` (``vision.intruders``, as in the registered mode): no fit on a hand or
    an arm, the foreground (off the pockets and their rims) that reaches in over the play area's
-   edge with an arm's core.
+   edge with an arm's core;
+8. on a frame with halo rings and a projector's light over most of its cloth (its lit wedge runs away from
+   white), as in the registered mode: the light under the rings (``vision.detect.light_under_rings``) taken
+   off the frame and stages 0-7 run again on it; the balls only that search finds are added where
+   ``added_kept`` holds them to be balls (the black and dark balls the light washed into the lit cloth's
+   colour).
 
 Centres are the outline circles' centres (with perspective, the outline's centre, not the ball's).
 """
@@ -67,6 +72,7 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -89,8 +95,11 @@ from vision.cloth import (
     unlit_samples,
 )
 from vision.detect import (
+    BRIGHTER,
     CONTACT_MIN,
     CONTACT_SEEK,
+    DARK_LINEAR,
+    EDGE_MIN_DEG,
     EDGE_STEP,
     GREY_BRIGHTER,
     LIMB_CLOTH,
@@ -101,10 +110,15 @@ from vision.detect import (
     RMS_MAX_PX,
     RMS_MAX_SHARE,
     SHAPE_GAP,
+    SHORT_FILL,
     Detections,
     _empty,
     _inside_others,
+    body_colour,
+    dim_body_unlike,
     halved,
+    hue_angle,
+    light_under_rings,
     local_cloth,
     near_neighbours,
     near_points,
@@ -234,12 +248,36 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     rms_px the circle fits' residuals, n_edges the outline points used.
     Raises ValueError for an image that is not BGR, a radius below 3 px, or no cloth in view.
     One core: about 7-8.5 ms for a rendered 1280x720 frame, 11-13.5 ms for a real one, about 13.5-14 ms
-    under bright halo rings (``cuerobot bench vision``; docs/vision.md, stage 7's Speed).
+    under bright halo rings (``cuerobot bench vision``; docs/vision.md, stage 7's Speed); a frame searched
+    twice (stage 8) about twice that.
     """
     if image.ndim != 3 or image.shape[2] != 3:
         raise ValueError(f"expected a BGR image, got shape {image.shape}")
     if not radius_px >= 3:
         raise ValueError(f"--radius-px must be at least 3 pixels, got {radius_px}")
+    det, first = _search(image, radius_px, True)
+    if first.light is None:                                  # (most frames)
+        return det
+    again = _search(take_off_light(image, first.light, (0, 0), 2), radius_px, False)[0]
+    return det.joined(again.take(added_kept(det, again, first, radius_px)))
+
+
+@dataclass
+class FirstSearch:
+    """What the first search of a frame with halo rings and a projector's light over most of its cloth leaves
+    the second: light, the light under the rings (``vision.cloth.AddedLight``; None: no second search); clean,
+    the BGR uint8 frame its outline search read (the rings' lines taken out); model, its cloth model; inside,
+    (h/2, w/2) bool its play area."""
+    light: object
+    clean: np.ndarray | None = None
+    model: object = None
+    inside: np.ndarray | None = None
+
+
+def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detections, FirstSearch]:
+    """(``detect_in_pixels``' balls of one search of a BGR uint8 image, and where ``first`` and the frame has
+    halo rings and a projector's light over most of its cloth, what a second search needs (``FirstSearch``;
+    its light None otherwise))."""
     half = halved(np.ascontiguousarray(image), 0, 0, image.shape[1] // 2, image.shape[0] // 2)
     r_half = radius_px / 2
     half, lined = remove_thin_lines(half, max(1, int(round(LINE_REACH * r_half))))
@@ -259,7 +297,9 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
         region = area_mask(moved, classes.shape)
         inside = region > 0
         lined &= inside
-    light = None
+    light = ring_light = None
+    if first and ringed and model.lit[0] < 0:               # ... under halo rings: for a second search
+        ring_light = light_under_rings(half, model, bright, inside & ~hole, lined, r_half)
     if model.lit[0] < 0 and not ringed:                      # a projector's light over most of the cloth: off
         unlit = _unlit(half, inside & ~hole, r_half)
         if unlit is not None:
@@ -281,7 +321,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     # by a pocket, in a jaw beyond the play area's side where that lies on a shaded cushion's nose
     jaw, jaw_fill = jaw_candidates(half, classes, region, hole, r_half, box)
     if cand.shape[0] + jaw.shape[0] == 0:
-        return _empty()
+        return _empty(), FirstSearch(None)
     c0 = c = np.stack([2 * cand[:, 0] + 0.5, 2 * cand[:, 1] + 0.5], axis=1)
     if light is not None:                                    # ... and off the frame about the candidates
         image = take_off_light(image, light, (0, 0), 2, near_points(half.shape, np.concatenate([cand, jaw]),
@@ -316,8 +356,46 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     det = Detections(px=c, r_px=r, xy=np.full_like(c, np.nan), rms_px=rms, n_edges=n, fill=fill[idx],
                      cloth_v=cloth_v)
     # no fit on a hand or an arm: foreground off the pockets and their rims that came in over the rail
-    return det.take(clear_of_intruders((fg > 0) & ~rim, lambda: reach_in_band(inside, hole, r_half),
-                                       (c - 0.5) / 2, r / 2, n / N_RAYS, rms))
+    det = det.take(clear_of_intruders((fg > 0) & ~rim, lambda: reach_in_band(inside, hole, r_half),
+                                      (c - 0.5) / 2, r / 2, n / N_RAYS, rms))
+    return det, FirstSearch(ring_light, clean, model, inside)
+
+
+def added_kept(det: Detections, again: Detections, first: FirstSearch, radius_px: float) -> np.ndarray:
+    """(len(again),) bool: which balls of the second search (``detect_in_pixels``: the light under halo rings
+    taken off) are added to the first search's ``det`` (``first``: what that search read), as the registered
+    mode's ``TableDetector.added_kept`` in pixels. Such a ball must
+    - have its centre on the first search's play area (``first.inside``; the second search's own, with the
+      light off, may reach over a rail: a circle on a rail's registration marker);
+    - overlap no ball of ``det``, nor one added before it (most outline points first): centres at least
+      2 (1 - CONTACT_SLACK_SHARE) ``radius_px`` apart;
+    - with its own outline fitted within RMS_MAX_SHARE of its radius, have a body unlike the cloth about it
+      in the frame the first search read (``body_colour`` against ``local_cloth``): at least EDGE_MIN_DEG
+      from its colour, or brighter than BRIGHTER times it, or darker than DARK_LINEAR of it;
+    - else (a rougher fit, or a ball placed by its contacts: RMS NaN) have its square at least SHORT_FILL
+      foreground and its dimmest body samples unlike the cloth (``dim_body_unlike``): where halo rings' arcs
+      cross beside a ringed rack their remnants read as a bright body and a circle fits them loosely.
+    """
+    if not len(again):
+        return np.zeros(0, bool)
+    held = again.rms_px <= RMS_MAX_SHARE * again.r_px          # (False for NaN: placed)
+    body = body_colour(first.clean, again.px, again.r_px)
+    local = local_cloth(first.clean, again.px, again.r_px, first.model)[0]
+    level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(local, axis=1), 1e-12)
+    ok = (hue_angle(body, local) >= EDGE_MIN_DEG) | (level > BRIGHTER) | (level < DARK_LINEAR)
+    loose = ~held & (np.nan_to_num(again.fill) >= SHORT_FILL)
+    ok[~held] = False
+    if loose.any():
+        ok[loose] = dim_body_unlike(first.clean, again.px[loose], again.r_px[loose], local[loose], level[loose])
+    ok &= on_circle(first.inside, again.px, 0.0) > 0           # (a circle of radius 0: the centre's pixel)
+    kept = np.zeros(len(again), bool)
+    gaps = np.linalg.norm(again.px[:, None] - det.px[None], axis=2).min(axis=1, initial=np.inf)
+    pair = np.linalg.norm(again.px[:, None] - again.px[None], axis=2)
+    for i in np.argsort(-again.n_edges, kind="stable"):
+        if ok[i] and gaps[i] >= 2 * (1 - CONTACT_SLACK_SHARE) * radius_px:
+            kept[i] = True
+            gaps = np.minimum(gaps, pair[i])
+    return kept
 
 
 def _ringed_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, fill: np.ndarray, radius_px: float, unlike,

@@ -447,14 +447,15 @@ def test_pixel_only_mode_under_halo_rings(synthetic_camera):
 
 def test_pixel_only_mode_on_projector_halo_glints_and_jpeg(synthetic_camera):
     """Pixel-only mode on the hard options' frames (those of the registered test above): recall at
-    the figure reached (23/33 since pixels over GREY_BRIGHTER times the lit cloth count as foreground
-    under a projector's light and halo rings too: the cue ball of the rack and of the third frame and
-    two stripes' white halves; 19/33 before, 42.4 % before the thin-line stage) and at most 2 false
-    balls (1; 6 before the play area's sides were squared up: a rail lit into the cloth's colour bent
-    them out over its markers and diamonds)."""
+    the figure reached (29/33 since the frames with halo rings and a projector's light are searched again
+    with the light under the rings taken off, stage 8; 24/33 before; 23/33 since pixels over GREY_BRIGHTER
+    times the lit cloth count as foreground under a projector's light and halo rings too: the cue ball of
+    the rack and of the third frame and two stripes' white halves; 19/33 before, 42.4 % before the
+    thin-line stage) and at most 2 false balls (0; 6 before the play area's sides were squared up: a rail
+    lit into the cloth's colour bent them out over its markers and diamonds)."""
     sc, _ = synthetic_camera
     s = _pixel_score(_hard_frames(sc))
-    assert s.found >= 23
+    assert s.found >= 29
     assert s.false <= 2
 
 
@@ -503,3 +504,23 @@ def test_a_jpeg_frame_keeps_a_cushion_ball_with_a_rough_outline(synthetic_camera
     assert s.false == 0
     assert s.found == s.balls
     assert s.rms_mm < 1.0
+
+
+def test_pixel_only_mode_searches_again_with_the_light_under_halo_rings_taken_off(synthetic_camera):
+    """All hard options (the bench's hard frames 5, 13 and 11 of seed 41): a projector's light over
+    most of the cloth with halo rings washes the black 8 and the cue ball into the lit cloth's colour, so they
+    passed for cloth. As in the registered mode, the light under the rings is taken off and the frame searched
+    again; a ball only that search finds is added where it lies on the first search's play area, apart from every
+    ball, with a body unlike the cloth (``added_kept``): the 8, the 8 and the cue ball found (measured 0.6, 0.4
+    and 0.1 px from their projected centres; the first search alone 280, 107 and 77 px: missed), every other
+    ball of the frames too (12 of 13, 6 of 7, 7 of 7), and no false ball."""
+    sc, _ = synthetic_camera
+    for seed, j, ball, found in ((42, 1, 8, 12), (44, 1, 8, 6), (43, 3, 0, 7)):
+        f = condition_frames(sc, "hard", j + 1, seed)[j]
+        px = detect_in_pixels(f.image, 12.8).px
+        s = Score()
+        s.add(f.truth.ids, f.truth.centre_px, px, None, 6.0)
+        centre = f.truth.centre_px[list(f.truth.ids).index(ball)]
+        assert np.linalg.norm(px - centre, axis=1).min() < 1.0
+        assert s.found >= found
+        assert s.false == 0
