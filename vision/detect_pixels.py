@@ -83,6 +83,8 @@ from vision.candidates import _apart, candidates, distinct, known_sums
 from vision.cloth import (
     CLOTH,
     FOREGROUND,
+    AddedLight,
+    ClothModel,
     classify,
     fit_cloth,
     grey_cloth,
@@ -268,9 +270,9 @@ class FirstSearch:
     the second: light, the light under the rings (``vision.cloth.AddedLight``; None: no second search); clean,
     the BGR uint8 frame its outline search read (the rings' lines taken out); model, its cloth model; inside,
     (h/2, w/2) bool its play area."""
-    light: object
+    light: AddedLight | None
     clean: np.ndarray | None = None
-    model: object = None
+    model: ClothModel | None = None
     inside: np.ndarray | None = None
 
 
