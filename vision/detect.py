@@ -983,9 +983,11 @@ class TableDetector:
         # a halo ring's remnant is bright too; on a grey cloth only brightness tells a white ball from it
         bright = np.inf if ringed and not grey else BRIGHT_LINEAR
         det = _empty()
+        blocky = None       # jpeg_frame(image), once per frame searched (the light's take-off makes a new one)
         if cand.shape[0]:
             px0 = np.stack([2 * cand[:, 0] + 0.5 + u0, 2 * cand[:, 1] + 0.5 + v0], axis=1)
-            det = self.refine(image, pixels_to_table(self.cam, px0, self.R), fill, model, fill_map, bright,
+            blocky = jpeg_frame(image)
+            det = self.refine(image, pixels_to_table(self.cam, px0, self.R), fill, model, fill_map, blocky, bright,
                               plain=plain, vivid=first, fixed=fixed, unlit=light is not None)
         if ringed and grey and len(det):      # a grey cloth's ringed rack: its balls with no candidate (step 6)
             det = det.joined(self.spot_balls(image, det, model, fill_map))
@@ -995,9 +997,10 @@ class TableDetector:
         if shaped.shape[0]:
             if light is not None:
                 image, unlit = self._unlit_near(image, light, shaped, unlit)
+                blocky = None
             px0 = np.stack([2 * shaped[:, 0] + 0.5 + u0, 2 * shaped[:, 1] + 0.5 + v0], axis=1)
             more = self.refine(image, pixels_to_table(self.cam, px0, self.R), np.zeros(shaped.shape[0]), model,
-                               fill_map, bright, det)
+                               fill_map, jpeg_frame(image) if blocky is None else blocky, bright, det)
             if len(det) and len(more):       # no overlap with a ball found from colour
                 gap = np.linalg.norm(more.xy[:, None] - det.xy[None], axis=2).min(axis=1)
                 more = more.take(gap > SHAPE_GAP * self.R)
@@ -1066,14 +1069,14 @@ class TableDetector:
         xy[m], rho[m], rms[m], tw[m] = (v[take] for v in fit)
 
     def refine(self, image: np.ndarray, xy: np.ndarray, fill: np.ndarray, cloth: ClothModel,
-               fill_map, bright: float = BRIGHT_LINEAR, found: Detections | None = None,
+               fill_map, blocky: bool, bright: float = BRIGHT_LINEAR, found: Detections | None = None,
                plain: bool = False, vivid: bool = False, fixed: np.ndarray | None = None,
                unlit: bool = False) -> Detections:
         """Sub-pixel centres from starting table positions (M, 2) [m]; drops what is not a ball.
 
         fill: (M,) the candidates' foreground share; fill_map: (i, j) -> (K,) the foreground share at
         half-resolution pixels (rows i, columns j (K,); ``vision.candidates.fill_at``: to vet short arcs and
-        balls placed by their contacts);
+        balls placed by their contacts); blocky: ``jpeg_frame(image)`` (the caller's, once per frame searched);
         bright: the outline search takes a colour this many times brighter than the lit cloth for ball
         (``outline_points``); found: None, or the balls found from colour when these are candidates from
         shape alone (``vision.shape_candidates``): search lines reaching into those balls are dropped, a
@@ -1098,7 +1101,6 @@ class TableDetector:
         rho = np.full(xy.shape[0], R)
         gone = np.zeros(xy.shape[0], bool)      # fits that left their start (a neighbour's outline)
         min_step = EDGE_MIN_SHARE * np.linalg.norm(cloth_lin)
-        blocky = jpeg_frame(image)
         side, rho_min = (REFINE_SIDE, RHO_FRAME_MIN_BLOCKY) if blocky else (1.0, RHO_FRAME_MIN)
         luma = blocky and plain and not alone
         for it, half_width in enumerate(SEARCH_WIDTHS):
