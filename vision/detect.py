@@ -346,8 +346,9 @@ def outline_points(image: np.ndarray, outline: np.ndarray, half_width: float, cl
     M = outline.shape[0]
     mask, (u0, v0), rows = hole if hole is not None else (np.zeros((1, 1), bool), (0, 0), np.zeros(M, bool))
 
-    def each(v, dtype, shape=(M,)):
-        return np.ascontiguousarray(np.broadcast_to(np.asarray(v, dtype), shape))
+    def each(v, dtype, shape=(M,)):      # (an array of that shape as it is: np.broadcast_to costs 4 us a call)
+        a = np.asarray(v, dtype)
+        return np.ascontiguousarray(a if a.shape == shape else np.broadcast_to(a, shape))
 
     return _edges.outline_points(image, LINEAR_LUT, outline, outline_normals(outline) if normals is None else normals,
                                  float(half_width),
