@@ -194,10 +194,19 @@ def fit_spheres(origin: np.ndarray, rays: np.ndarray, weights: np.ndarray, xy0: 
     M = xy0.shape[0]
     return _fit_spheres(np.asarray(origin, np.float64), np.ascontiguousarray(rays, np.float64),
                         np.ascontiguousarray(weights, np.bool_), np.asarray(xy0, np.float64), float(z),
-                        np.broadcast_to(np.asarray(rho0, np.float64), (M,)).copy(),
-                        np.asarray(px_per_m, np.float64), int(iters), 0.5 * float(z),
-                        np.broadcast_to(np.asarray(0.0 if rho_prior is None else rho_prior, np.float64), (M,)).copy(),
+                        _per_sphere(rho0, M), np.asarray(px_per_m, np.float64), int(iters), 0.5 * float(z),
+                        _per_sphere(0.0 if rho_prior is None else rho_prior, M),
                         np.full(M, 0.0 if rho_prior is None else float(prior_weight)))
+
+
+def _per_sphere(v, M: int) -> np.ndarray:
+    """(M,) float64, a new C-ordered array: v (a number, or any shape that broadcasts to (M,)) for each of M
+    spheres (a number or an (M,) array without np.broadcast_to, whose checks cost 4 us a call: about 20 calls a
+    hard frame)."""
+    a = np.asarray(v, np.float64)
+    if a.ndim == 0:
+        return np.full(M, a)
+    return a.copy() if a.shape == (M,) else np.broadcast_to(a, (M,)).copy()
 
 
 @njit(cache=True)

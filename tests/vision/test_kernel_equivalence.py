@@ -1832,3 +1832,23 @@ def test_holes_near_bounds_equal_np_clip():
     assert hole is det.hole and corner == (u0, v0)
     np.testing.assert_array_equal(rows, det.near_hole[i, j])
     assert rows.any() and not rows.all()
+
+
+def test_mean_radii_and_per_sphere_arguments_equal_numpys():
+    """``vision.detect.mean_radii`` equals np.linalg.norm's mean outline radius to the bit, and
+    ``vision.fits._per_sphere`` equals np.broadcast_to's copy (values, dtype, layout), for numbers, (M,) arrays and
+    arrays that broadcast."""
+    from vision.detect import mean_radii
+    from vision.fits import _per_sphere
+    rng = np.random.default_rng(61)
+    for M in (0, 1, 5, 16, 31):
+        outline = rng.normal(600.0, 300.0, (M, 64, 2))
+        centres = rng.normal(600.0, 300.0, (M, 2))
+        want = np.linalg.norm(outline - centres[:, None, :], axis=-1).mean(axis=1)
+        np.testing.assert_array_equal(mean_radii(outline, centres), want)
+        for v in (0.028575, np.float32(0.03), rng.uniform(0.02, 0.03, M), rng.uniform(0.02, 0.03, (1,)),
+                  rng.uniform(0.02, 0.03, (2 * M,))[::2]):
+            got, ref = _per_sphere(v, M), np.broadcast_to(np.asarray(v, np.float64), (M,)).copy()
+            np.testing.assert_array_equal(got, ref)
+            assert got.dtype == ref.dtype and got.flags.c_contiguous and got.flags.writeable
+            assert not np.shares_memory(got, np.asarray(v))
