@@ -15,9 +15,11 @@ Stages, each a function over arrays:
    them, in the half-resolution crop and then near them in the frame; identification reads that frame.
 1. ``fit_cloth`` (``vision.cloth``): the cloth's colour direction (a shadow scales the colour and keeps it) and its
    lit brightness over the image (a quadratic surface), from a sparse grid of pixels, per frame.
-   Where the model has a lit wedge (a projector's light) and step 0 found no halo rings, that light is
-   fitted over the cloth and taken off (``TableDetector.unlit``; a ball lit into the cloth's colour
-   shows again), and the cloth refitted. Where it found rings too, the light fitted beside them
+   Where the model has a lit wedge (a projector's light), step 0 found no halo rings and the frame is
+   not JPEG (``jpeg_frame``), that light is fitted over the cloth and taken off (``TableDetector.unlit``;
+   a ball lit into the cloth's colour shows again), and the cloth refitted. Where it found rings, or
+   the frame is JPEG (a sheen over the lit area is more light than the fit and stays on, and JPEG's
+   blocks make its remnant solid foreground whose edges fit arcs), the light fitted beside them
    (``ring_light``) is taken off the whole frame and steps 0-7 run again on it; the balls that
    search adds are kept where they hold up as balls (``TableDetector.added_kept``).
 2. ``foreground`` (half resolution): pixels off the cloth's colour, or darker than any shadow, or
@@ -869,11 +871,11 @@ class TableDetector:
     def detect_unlined(self, image: np.ndarray) -> tuple[Detections, np.ndarray]:
         """(all balls in a BGR uint8 frame of the camera's size, the frame with its thin lines of added
         light taken out (``unlined``; the frame itself where it has none) and a projector's light taken
-        off the cloth (``unlit``; where the cloth model has a lit wedge and no halo rings were found):
-        what identification reads).
+        off the cloth (``unlit``; where the cloth model has a lit wedge, no halo rings were found and the
+        frame is not JPEG): what identification reads).
 
-        Where halo rings AND a projector's light were found, the light (``ring_light``) is taken off
-        the frame before a second search; the balls only that search finds are added where
+        Where halo rings (or JPEG, ``jpeg_frame``) AND a projector's light were found, the light
+        (``ring_light``) is taken off the frame before a second search; the balls only that search finds are added where
         ``added_kept`` holds them to be balls, with the second frame in their discs."""
         det, out, model, light = self._detect(image, True)
         if light is None:
@@ -949,8 +951,8 @@ class TableDetector:
     def _detect(self, image: np.ndarray, first: bool,
                 fixed: np.ndarray | None = None) -> tuple[Detections, np.ndarray, ClothModel, object]:
         """(the balls, the frame identification reads, the cloth model fitted to it, and where ``first``,
-        halo rings were found and the cloth model has a lit wedge: the projector's light under them
-        (``ring_light``), else None). fixed: None, or the table positions (K, 2) [m] of balls found before
+        halo rings were found or the frame is JPEG and the cloth model has a lit wedge: the projector's light
+        under them (``ring_light``), else None). fixed: None, or the table positions (K, 2) [m] of balls found before
         (the first search's, for the second: ``refine``)."""
         w, h = self.cam.size
         if image.shape[:2] != (h, w) or image.ndim != 3:
@@ -965,9 +967,10 @@ class TableDetector:
         bright = self._bright(model)
         light = ring_light = None
         plain = not ringed and model.lit == (0.0, 0.0)      # no light added to the cloth
-        if model.lit != (0.0, 0.0) and not ringed:      # light added across the cloth (no halo rings)
+        searched_twice = ringed or jpeg_frame(given)     # the light taken off only for a second search
+        if model.lit != (0.0, 0.0) and not searched_twice:      # light added across the cloth (no halo rings)
             half, model, bright, light = self.unlit(half, model, bright)
-        elif model.lit != (0.0, 0.0) and first:         # ... under halo rings: for a second search
+        elif model.lit != (0.0, 0.0) and first:         # ... under halo rings or in JPEG: for a second search
             ring_light = self.ring_light(half, model, bright, lined)
         grey = grey_cloth(model)
         if grey:     # white light only brightens a grey cloth: a surface that follows its lit area
