@@ -15,13 +15,13 @@ Stages, each a function over arrays:
    them, in the half-resolution crop and then near them in the frame; identification reads that frame.
 1. ``fit_cloth`` (``vision.cloth``): the cloth's colour direction (a shadow scales the colour and keeps it) and its
    lit brightness over the image (a quadratic surface), from a sparse grid of pixels, per frame.
-   Where the model has a lit wedge (a projector's light), step 0 found no halo rings and the frame is
-   not JPEG (``jpeg_frame``), that light is fitted over the cloth and taken off (``TableDetector.unlit``;
-   a ball lit into the cloth's colour shows again), and the cloth refitted. Where it found rings, or
-   the frame is JPEG (a sheen over the lit area is more light than the fit and stays on, and JPEG's
-   blocks make its remnant solid foreground whose edges fit arcs), the light fitted beside them
-   (``ring_light``) is taken off the whole frame and steps 0-7 run again on it; the balls that
-   search adds are kept where they hold up as balls (``TableDetector.added_kept``).
+   Where the model has a lit wedge (a projector's light) and step 0 found no halo rings, that light is
+   fitted over the cloth and taken off (``TableDetector.unlit``; a ball lit into the cloth's colour
+   shows again), and the cloth refitted; in a JPEG frame (``jpeg_frame``) only in a second search
+   (a sheen over the lit area is more light than the fit and stays on, and JPEG's blocks make its
+   remnant solid foreground whose edges fit arcs). Where it found rings too, the light fitted beside
+   them (``ring_light``) is taken off the whole frame and steps 0-7 run again on it. The balls that a
+   second search adds are kept where they hold up as balls (``TableDetector.added_kept``).
 2. ``foreground`` (half resolution): pixels off the cloth's colour, or darker than any shadow, or
    brighter than BRIGHTER times the lit cloth (a white ball on a cloth of its hue). On a grey cloth
    (white light keeps its colour) the lit brightness follows a lit area (``lit_surface``) and
@@ -871,16 +871,18 @@ class TableDetector:
     def detect_unlined(self, image: np.ndarray) -> tuple[Detections, np.ndarray]:
         """(all balls in a BGR uint8 frame of the camera's size, the frame with its thin lines of added
         light taken out (``unlined``; the frame itself where it has none) and a projector's light taken
-        off the cloth (``unlit``; where the cloth model has a lit wedge, no halo rings were found and the
-        frame is not JPEG): what identification reads).
+        off the cloth (``unlit``; where the cloth model has a lit wedge and no halo rings were found):
+        what identification reads).
 
-        Where halo rings (or JPEG, ``jpeg_frame``) AND a projector's light were found, the light
-        (``ring_light``) is taken off the frame before a second search; the balls only that search finds are added where
-        ``added_kept`` holds them to be balls, with the second frame in their discs."""
-        det, out, model, light = self._detect(image, True)
-        if light is None:
+        Where halo rings AND a projector's light were found, the light (``ring_light``) is taken off
+        the frame before a second search; in a JPEG frame (``jpeg_frame``) with a projector's light and
+        no rings, the first search keeps the light on and the second takes it off (``unlit``). The balls
+        only the second search finds are added where ``added_kept`` holds them to be balls, with the
+        second frame in their discs."""
+        det, out, model, again = self._detect(image, True)
+        if again is None:
             return det, out
-        det2, out2, _, _ = self._detect(take_off_light(image, light, self.crop[:2], 2), False, det.xy)
+        det2, out2, _, _ = self._detect(again, False, det.xy)
         det2 = det2.take(self.added_kept(det, det2, out, model))
         if not len(det2):
             return det, out
@@ -950,10 +952,11 @@ class TableDetector:
 
     def _detect(self, image: np.ndarray, first: bool,
                 fixed: np.ndarray | None = None) -> tuple[Detections, np.ndarray, ClothModel, object]:
-        """(the balls, the frame identification reads, the cloth model fitted to it, and where ``first``,
-        halo rings were found or the frame is JPEG and the cloth model has a lit wedge: the projector's light
-        under them (``ring_light``), else None). fixed: None, or the table positions (K, 2) [m] of balls found before
-        (the first search's, for the second: ``refine``)."""
+        """(the balls, the frame identification reads, the cloth model fitted to it, and the frame a second
+        search reads, or None: where ``first`` and the cloth model has a lit wedge, under halo rings the frame
+        with the projector's light under them (``ring_light``) taken off, in a JPEG frame without rings the
+        frame as given (that search takes the light off, ``unlit``)). fixed: None, or the table positions (K, 2)
+        [m] of balls found before (the first search's, for the second: ``refine``)."""
         w, h = self.cam.size
         if image.shape[:2] != (h, w) or image.ndim != 3:
             raise ValueError(f"expected a {w}x{h} BGR image, got shape {image.shape}")
@@ -965,13 +968,16 @@ class TableDetector:
         ringed = image is not given
         model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale, True)
         bright = self._bright(model)
-        light = ring_light = None
+        light = again = None
         plain = not ringed and model.lit == (0.0, 0.0)      # no light added to the cloth
-        searched_twice = ringed or jpeg_frame(given)     # the light taken off only for a second search
-        if model.lit != (0.0, 0.0) and not searched_twice:      # light added across the cloth (no halo rings)
+        blocky = first and not ringed and jpeg_frame(given)     # JPEG: the light taken off in a second search
+        if model.lit != (0.0, 0.0) and blocky:
+            again = given
+        elif model.lit != (0.0, 0.0) and not ringed:      # light added across the cloth (no halo rings)
             half, model, bright, light = self.unlit(half, model, bright)
-        elif model.lit != (0.0, 0.0) and first:         # ... under halo rings or in JPEG: for a second search
+        elif model.lit != (0.0, 0.0) and first:         # ... under halo rings: for a second search
             ring_light = self.ring_light(half, model, bright, lined)
+            again = None if ring_light is None else take_off_light(given, ring_light, (u0, v0), 2)
         grey = grey_cloth(model)
         if grey:     # white light only brightens a grey cloth: a surface that follows its lit area
             bright = lit_surface(half, model, bright, self.in_play, self.r_half)
@@ -1005,7 +1011,7 @@ class TableDetector:
                 gap = np.linalg.norm(more.xy[:, None] - det.xy[None], axis=2).min(axis=1)
                 more = more.take(gap > SHAPE_GAP * self.R)
             det = det.joined(more)
-        return self.without_intruders(det, fg), image, model, ring_light
+        return self.without_intruders(det, fg), image, model, again
 
     def _unlit_near(self, image: np.ndarray, light, pts: np.ndarray, done: np.ndarray):
         """(the frame with a projector's ``light`` (``vision.cloth.AddedLight``) taken off within UNLIT_REACH
