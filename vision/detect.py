@@ -17,9 +17,11 @@ Stages, each a function over arrays:
    lit brightness over the image (a quadratic surface), from a sparse grid of pixels, per frame.
    Where the model has a lit wedge (a projector's light) and step 0 found no halo rings, that light is
    fitted over the cloth and taken off (``TableDetector.unlit``; a ball lit into the cloth's colour
-   shows again), and the cloth refitted. Where it found rings too, the light fitted beside them
-   (``ring_light``) is taken off the whole frame and steps 0-7 run again on it; the balls that
-   search adds are kept where they hold up as balls (``TableDetector.added_kept``).
+   shows again), and the cloth refitted; in a JPEG frame (``jpeg_frame``) only in a second search
+   (a sheen over the lit area is more light than the fit and stays on, and JPEG's blocks make its
+   remnant solid foreground whose edges fit arcs). Where it found rings too, the light fitted beside
+   them (``ring_light``) is taken off the whole frame and steps 0-7 run again on it. The balls that a
+   second search adds are kept where they hold up as balls (``TableDetector.added_kept``).
 2. ``foreground`` (half resolution): pixels off the cloth's colour, or darker than any shadow, or
    brighter than BRIGHTER times the lit cloth (a white ball on a cloth of its hue). On a grey cloth
    (white light keeps its colour) the lit brightness follows a lit area (``lit_surface``) and
@@ -875,12 +877,14 @@ class TableDetector:
         what identification reads).
 
         Where halo rings AND a projector's light were found, the light (``ring_light``) is taken off
-        the frame before a second search; the balls only that search finds are added where
-        ``added_kept`` holds them to be balls, with the second frame in their discs."""
-        det, out, model, light = self._detect(image, True)
-        if light is None:
+        the frame before a second search; in a JPEG frame (``jpeg_frame``) with a projector's light and
+        no rings, the first search keeps the light on and the second takes it off (``unlit``). The balls
+        only the second search finds are added where ``added_kept`` holds them to be balls, with the
+        second frame in their discs."""
+        det, out, model, again = self._detect(image, True)
+        if again is None:
             return det, out
-        det2, out2, _, _ = self._detect(take_off_light(image, light, self.crop[:2], 2), False, det.xy)
+        det2, out2, _, _ = self._detect(again, False, det.xy)
         det2 = det2.take(self.added_kept(det, det2, out, model))
         if not len(det2):
             return det, out
@@ -950,10 +954,11 @@ class TableDetector:
 
     def _detect(self, image: np.ndarray, first: bool,
                 fixed: np.ndarray | None = None) -> tuple[Detections, np.ndarray, ClothModel, object]:
-        """(the balls, the frame identification reads, the cloth model fitted to it, and where ``first``,
-        halo rings were found and the cloth model has a lit wedge: the projector's light under them
-        (``ring_light``), else None). fixed: None, or the table positions (K, 2) [m] of balls found before
-        (the first search's, for the second: ``refine``)."""
+        """(the balls, the frame identification reads, the cloth model fitted to it, and the frame a second
+        search reads, or None: where ``first`` and the cloth model has a lit wedge, under halo rings the frame
+        with the projector's light under them (``ring_light``) taken off, in a JPEG frame without rings the
+        frame as given (that search takes the light off, ``unlit``)). fixed: None, or the table positions (K, 2)
+        [m] of balls found before (the first search's, for the second: ``refine``)."""
         w, h = self.cam.size
         if image.shape[:2] != (h, w) or image.ndim != 3:
             raise ValueError(f"expected a {w}x{h} BGR image, got shape {image.shape}")
@@ -965,12 +970,16 @@ class TableDetector:
         ringed = image is not given
         model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale, True)
         bright = self._bright(model)
-        light = ring_light = None
+        light = again = None
         plain = not ringed and model.lit == (0.0, 0.0)      # no light added to the cloth
-        if model.lit != (0.0, 0.0) and not ringed:      # light added across the cloth (no halo rings)
+        blocky = first and not ringed and jpeg_frame(given)     # JPEG: the light taken off in a second search
+        if model.lit != (0.0, 0.0) and blocky:
+            again = given
+        elif model.lit != (0.0, 0.0) and not ringed:      # light added across the cloth (no halo rings)
             half, model, bright, light = self.unlit(half, model, bright)
         elif model.lit != (0.0, 0.0) and first:         # ... under halo rings: for a second search
             ring_light = self.ring_light(half, model, bright, lined)
+            again = None if ring_light is None else take_off_light(given, ring_light, (u0, v0), 2)
         grey = grey_cloth(model)
         if grey:     # white light only brightens a grey cloth: a surface that follows its lit area
             bright = lit_surface(half, model, bright, self.in_play, self.r_half)
@@ -1007,7 +1016,7 @@ class TableDetector:
                 gap = np.linalg.norm(more.xy[:, None] - det.xy[None], axis=2).min(axis=1)
                 more = more.take(gap > SHAPE_GAP * self.R)
             det = det.joined(more)
-        return self.without_intruders(det, fg), image, model, ring_light
+        return self.without_intruders(det, fg), image, model, again
 
     def _unlit_near(self, image: np.ndarray, light, pts: np.ndarray, done: np.ndarray):
         """(the frame with a projector's ``light`` (``vision.cloth.AddedLight``) taken off within UNLIT_REACH

@@ -21,7 +21,8 @@ are unchanged by every option below). Each option and how it is made:
 * then sRGB, the sensor noise of the camera, and JPEG compression at ``jpeg_quality``.
 
 ``CONDITIONS`` names the conditions the detector is measured in (one option at a time, a random
-draw with the harsh options off, and everything at once); ``condition_frames`` renders a
+draw with the harsh options off, everything at once, and everything but the halo rings: a
+projector's lit area seen through a USB camera's MJPG stream); ``condition_frames`` renders a
 reproducible set of frames in one of them (``cuerobot bench vision --domain``).
 
 Nothing here is used by the default render: ``SyntheticCamera.render`` and
@@ -115,6 +116,9 @@ GENTLE = dict(projector=(0.0, 0.5, 0.5, 0.3, 0.3), halo=0.0, sheen=0.0, rail_gli
 """Options that turn a random draw gentle: cloth, texture, gradient, exposure and white balance only."""
 HARD = dict(projector=(0.6, 0.5, 0.5, 0.3, 0.3), halo=0.6, halo_share=0.5, sheen=0.2, rail_glints=1.0, jpeg_quality=80)
 """Options that turn a random draw hard: a projector's lit area, halo rings, sheen, glints and JPEG q80."""
+LIT_JPEG = HARD | dict(halo=0.0)
+"""HARD without the halo rings: a projector's lit area, sheen, glints and JPEG q80 (a projector seen through a
+USB camera's MJPG stream; the real development frames are a projector without rings, but PNG)."""
 
 CONDITIONS: dict[str, Callable[[np.random.Generator, Table], Domain]] = {
     "default": lambda rng, table: Domain(),
@@ -125,10 +129,12 @@ CONDITIONS: dict[str, Callable[[np.random.Generator, Table], Domain]] = {
     "jpeg": lambda rng, table: Domain(jpeg_quality=60),
     "hard": lambda rng, table: dataclasses.replace(sample_domain(rng), **HARD),
     "hand": lambda rng, table: Domain(hand=sample_hand(rng, table)),
+    "lit_jpeg": lambda rng, table: dataclasses.replace(sample_domain(rng), **LIT_JPEG),
 }
 """Each measured condition's Domain, drawn from an rng for a table: the default render; ``gentle``; a projector's
 lit area at 0.6; halo rings 0.6 around half the balls; sheen 0.2 and rail glints 1.0; JPEG at
-quality 60; ``hard``, every option at once; ``hand``, a person's hand over the table."""
+quality 60; ``hard``, every option at once; ``hand``, a person's hand over the table; ``lit_jpeg``, ``hard``
+without the halo rings (``LIT_JPEG``)."""
 SET_SIZE = 4
 """Frames per set in ``condition_frames``: a full rack, then random layouts."""
 
