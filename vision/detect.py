@@ -972,9 +972,8 @@ class TableDetector:
         bright = self._bright(model)
         light = again = None
         plain = not ringed and model.lit == (0.0, 0.0)      # no light added to the cloth
-        blocky = first and not ringed and jpeg_frame(given)     # JPEG: the light taken off in a second search
-        if model.lit != (0.0, 0.0) and blocky:
-            again = given
+        if model.lit != (0.0, 0.0) and first and not ringed and jpeg_frame(given):
+            again = given      # JPEG: the light taken off in a second search
         elif model.lit != (0.0, 0.0) and not ringed:      # light added across the cloth (no halo rings)
             half, model, bright, light = self.unlit(half, model, bright)
         elif model.lit != (0.0, 0.0) and first:         # ... under halo rings: for a second search
