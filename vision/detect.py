@@ -928,10 +928,7 @@ class TableDetector:
         limit = RMS_MAX_SHARE * det2.r_px
         rough = det2.rms_px <= frame_limits(limit, det2.rms_px, own, det2.r_px, self.R)[0]
         fitted = (det2.rms_px <= limit) | (rough & (det2.fill >= FEW_FILL)) | (placed & (det2.fill >= SHORT_FILL))
-        body = body_colour(image, det2.px, det2.r_px)
-        local = local_cloth(image, det2.px, det2.r_px, cloth)[0]
-        level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(local, axis=1), 1e-12)
-        ang = hue_angle(body, local)
+        ang, level, local = body_against_cloth(image, det2.px, det2.r_px, cloth)
         far = (level > BRIGHTER) | (level < DARK_LINEAR)
         unlike = (ang >= EDGE_MIN_DEG) | far
         body_ok = (ang >= EDGE_CHROMA_DEG) | far
@@ -1293,6 +1290,18 @@ def light_under_rings(half: np.ndarray, model: ClothModel, bright: np.ndarray, t
         return added_light_field(half, model, bright, table & clear, r_half, True)
     except ValueError:
         return None
+
+
+def body_against_cloth(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray,
+                       cloth: ClothModel) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(angle (M,) [deg] of each disc's body colour (``body_colour``) from the cloth's about it (``local_cloth``),
+    level (M,) the body's linear brightness over that cloth's, local (M, 3) that cloth's linear colour) for
+    discs of centres (M, 2) [px] and radii (M,) [px] in a BGR uint8 frame over its ``cloth`` model: what tells
+    a second search's ball from a soft step the light's take-off left on the cloth."""
+    body = body_colour(image, centres_px, radii_px)
+    local = local_cloth(image, centres_px, radii_px, cloth)[0]
+    level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(local, axis=1), 1e-12)
+    return hue_angle(body, local), level, local
 
 
 def dim_body_unlike(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray, local: np.ndarray,

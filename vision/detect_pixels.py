@@ -116,10 +116,9 @@ from vision.detect import (
     Detections,
     _empty,
     _inside_others,
-    body_colour,
+    body_against_cloth,
     dim_body_unlike,
     halved,
-    hue_angle,
     light_under_rings,
     local_cloth,
     near_neighbours,
@@ -372,7 +371,7 @@ def added_kept(det: Detections, again: Detections, first: FirstSearch, radius_px
     - overlap no ball of ``det``, nor one added before it (most outline points first): centres at least
       2 (1 - CONTACT_SLACK_SHARE) ``radius_px`` apart;
     - with its own outline fitted within RMS_MAX_SHARE of its radius, have a body unlike the cloth about it
-      in the frame the first search read (``body_colour`` against ``local_cloth``): at least EDGE_MIN_DEG
+      in the frame the first search read (``body_against_cloth``): at least EDGE_MIN_DEG
       from its colour, or brighter than BRIGHTER times it, or darker than DARK_LINEAR of it;
     - else (a rougher fit, or a ball placed by its contacts: RMS NaN) have its square at least SHORT_FILL
       foreground and its dimmest body samples unlike the cloth (``dim_body_unlike``): where halo rings' arcs
@@ -381,10 +380,8 @@ def added_kept(det: Detections, again: Detections, first: FirstSearch, radius_px
     if not len(again):
         return np.zeros(0, bool)
     held = again.rms_px <= RMS_MAX_SHARE * again.r_px          # (False for NaN: placed)
-    body = body_colour(first.clean, again.px, again.r_px)
-    local = local_cloth(first.clean, again.px, again.r_px, first.model)[0]
-    level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(local, axis=1), 1e-12)
-    ok = (hue_angle(body, local) >= EDGE_MIN_DEG) | (level > BRIGHTER) | (level < DARK_LINEAR)
+    angle, level, local = body_against_cloth(first.clean, again.px, again.r_px, first.model)
+    ok = (angle >= EDGE_MIN_DEG) | (level > BRIGHTER) | (level < DARK_LINEAR)
     loose = ~held & (np.nan_to_num(again.fill) >= SHORT_FILL)
     ok[~held] = False
     if loose.any():
