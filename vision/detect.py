@@ -216,6 +216,10 @@ SHORT_DIMMER = 1.0                     # ... or, fitted to its own outline, a bo
 SHORT_FAR = 4.0                        # ... or, fitted to its own outline, it lies this many R from every ball found (a
                                        # halo ring's arc lies a ring radius, 1.6-2.2 R, from its ball; a circle on it
                                        # within R more)
+WHITE_ADDED_DEG = 20.0                 # a second search's ball is refused where its body (median and dimmest samples)
+                                       # is its cloth with light this near white added (``white_added``: the sheen a
+                                       # projector's fitted light leaves on; lit_jpeg seeds 5 / 41 / 77: false balls
+                                       # 0.5-17.3 degrees, real balls' larger of the two 43-155)
 BODY_DIMMEST = 12                      # a second search's ball placed against the first search's balls has a body
                                        # unlike its cloth in its dimmest 12 of 32 samples (an empty gap in a ringed
                                        # rack: the rings' remnants bright, the cloth in the neighbours' shadow dim)
@@ -919,7 +923,9 @@ class TableDetector:
           at the lit area's edge and beside halo rings; a circle fitted there is cloth in ``image``. A ball
           placed against the first search's balls (``Detections.anchored``) shows that colour or brightness
           in its dimmest BODY_DIMMEST samples (an empty gap in a ringed rack is crossed by its neighbours'
-          rings: their remnants read as a bright body).
+          rings: their remnants read as a bright body);
+        - have a body that is not its cloth with white light added (``white_added``): a sheen over a projector's
+          lit area stays on where the light is taken off, and JPEG's 8x8 blocks make its remnant's edges arcs.
         """
         if not len(det2):
             return np.zeros(0, bool)
@@ -932,6 +938,7 @@ class TableDetector:
         far = (level > BRIGHTER) | (level < DARK_LINEAR)
         unlike = (ang >= EDGE_MIN_DEG) | far
         body_ok = (ang >= EDGE_CHROMA_DEG) | far
+        unlike &= ~white_added(image, det2.px, det2.r_px, local, level)
         if det2.anchored.any():     # a gap among ringed balls: the rings' remnants bright, the cloth dim
             a = det2.anchored
             body_ok[a] = dim_body_unlike(image, det2.px[a], det2.r_px[a], local[a], level[a])
@@ -1302,6 +1309,20 @@ def body_against_cloth(image: np.ndarray, centres_px: np.ndarray, radii_px: np.n
     local = local_cloth(image, centres_px, radii_px, cloth)[0]
     level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(local, axis=1), 1e-12)
     return hue_angle(body, local), level, local
+
+
+def white_added(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray, local: np.ndarray,
+                level: np.ndarray) -> np.ndarray:
+    """(M,) bool: the body about centres (M, 2) with outline radii (M,) [px] in a BGR uint8 image is its local
+    cloth's linear colour (M, 3) with white light added: its level over the cloth's (``level`` (M,)) at least 1
+    and under BRIGHTER, and the excess over the cloth of its median and of its dimmest BODY_DIMMEST samples
+    (``body_colour``) both within WHITE_ADDED_DEG of grey (``hue_angle``). A sheen over a projector's lit area
+    adds white light that the fitted projector light leaves on, over all of a remnant; a ball's body differs
+    from its cloth by its own colour, a lit ball of the cloth's hue by the cloth's (a white number disc on it
+    brightens its median, not its dimmest samples), a white ball by more than BRIGHTER."""
+    grey = np.ones_like(local)
+    excess = [hue_angle(body_colour(image, centres_px, radii_px, k) - local, grey) for k in (32, BODY_DIMMEST)]
+    return (level >= 1.0) & (level < BRIGHTER) & (excess[0] < WHITE_ADDED_DEG) & (excess[1] < WHITE_ADDED_DEG)
 
 
 def dim_body_unlike(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray, local: np.ndarray,
