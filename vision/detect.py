@@ -20,7 +20,7 @@ Stages, each a function over arrays:
    shows again), and the cloth refitted; in a JPEG frame (``jpeg_frame``) only in a second search
    (a sheen over the lit area is more light than the fit and stays on, and JPEG's blocks make its
    remnant solid foreground whose edges fit arcs). Where it found rings too, the light fitted beside
-   them (``ring_light``) is taken off the whole frame and steps 0-7 run again on it. The balls that a
+   them (``light_under_rings``) is taken off the whole frame and steps 0-7 run again on it. The balls that a
    second search adds are kept where they hold up as balls (``TableDetector.added_kept``).
 2. ``foreground`` (half resolution): pixels off the cloth's colour, or darker than any shadow, or
    brighter than BRIGHTER times the lit cloth (a white ball on a cloth of its hue). On a grey cloth
@@ -870,17 +870,13 @@ class TableDetector:
         model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale, True)
         return half, model, self._bright(model), light
 
-    def ring_light(self, half: np.ndarray, model: ClothModel, bright: np.ndarray, lined: np.ndarray):
-        """``light_under_rings`` on the crop's table cells."""
-        return light_under_rings(half, model, bright, self.in_play, lined, self.r_half)
-
     def detect_unlined(self, image: np.ndarray) -> tuple[Detections, np.ndarray]:
         """(all balls in a BGR uint8 frame of the camera's size, the frame with its thin lines of added
         light taken out (``unlined``; the frame itself where it has none) and a projector's light taken
         off the cloth (``unlit``; where the cloth model has a lit wedge and no halo rings were found):
         what identification reads).
 
-        Where halo rings AND a projector's light were found, the light (``ring_light``) is taken off
+        Where halo rings AND a projector's light were found, the light (``light_under_rings``) is taken off
         the frame before a second search; in a JPEG frame (``jpeg_frame``) with a projector's light and
         no rings, the first search keeps the light on and the second takes it off (``unlit``). The balls
         only the second search finds are added where ``added_kept`` holds them to be balls, with the
@@ -960,7 +956,7 @@ class TableDetector:
                 fixed: np.ndarray | None = None) -> tuple[Detections, np.ndarray, ClothModel, object]:
         """(the balls, the frame identification reads, the cloth model fitted to it, and the frame a second
         search reads, or None: where ``first`` and the cloth model has a lit wedge, under halo rings the frame
-        with the projector's light under them (``ring_light``) taken off, in a JPEG frame without rings the
+        with the projector's light under them (``light_under_rings``) taken off, in a JPEG frame without rings the
         frame as given (that search takes the light off, ``unlit``)). fixed: None, or the table positions (K, 2)
         [m] of balls found before (the first search's, for the second: ``refine``)."""
         w, h = self.cam.size
@@ -975,13 +971,20 @@ class TableDetector:
         model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale, True)
         bright = self._bright(model)
         light = again = None
+        judged = {}      # id -> (frame, jpeg_frame(frame)), once per frame (the light's take-off makes a new one)
+
+        def blocky(frame: np.ndarray) -> bool:
+            if id(frame) not in judged:
+                judged[id(frame)] = (frame, jpeg_frame(frame))
+            return judged[id(frame)][1]
+
         plain = not ringed and model.lit == (0.0, 0.0)      # no light added to the cloth
-        if model.lit != (0.0, 0.0) and first and not ringed and jpeg_frame(given):
+        if model.lit != (0.0, 0.0) and first and not ringed and blocky(given):
             again = given      # JPEG: the light taken off in a second search
         elif model.lit != (0.0, 0.0) and not ringed:      # light added across the cloth (no halo rings)
             half, model, bright, light = self.unlit(half, model, bright)
         elif model.lit != (0.0, 0.0) and first:         # ... under halo rings: for a second search
-            ring_light = self.ring_light(half, model, bright, lined)
+            ring_light = light_under_rings(half, model, bright, self.in_play, lined, self.r_half)
             again = None if ring_light is None else take_off_light(given, ring_light, (u0, v0), 2)
         grey = grey_cloth(model)
         if grey:     # white light only brightens a grey cloth: a surface that follows its lit area
@@ -997,12 +1000,10 @@ class TableDetector:
         # a halo ring's remnant is bright too; on a grey cloth only brightness tells a white ball from it
         bright = np.inf if ringed and not grey else BRIGHT_LINEAR
         det = _empty()
-        blocky = None       # jpeg_frame(image), once per frame searched (the light's take-off makes a new one)
         if cand.shape[0]:
             px0 = np.stack([2 * cand[:, 0] + 0.5 + u0, 2 * cand[:, 1] + 0.5 + v0], axis=1)
-            blocky = jpeg_frame(image)
-            det = self.refine(image, pixels_to_table(self.cam, px0, self.R), fill, model, fill_map, blocky, bright,
-                              plain=plain, vivid=first, fixed=fixed, unlit=light is not None)
+            det = self.refine(image, pixels_to_table(self.cam, px0, self.R), fill, model, fill_map, blocky(image),
+                              bright, plain=plain, vivid=first, fixed=fixed, unlit=light is not None)
         if ringed and grey and len(det):      # a grey cloth's ringed rack: its balls with no candidate (step 6)
             det = det.joined(self.spot_balls(image, det, model, fill_map))
         # balls of the cloth's own hue (vision.shape_candidates): where no ball was found from colour
@@ -1011,10 +1012,9 @@ class TableDetector:
         if shaped.shape[0]:
             if light is not None:
                 image, unlit = self._unlit_near(image, light, shaped, unlit)
-                blocky = None
             px0 = np.stack([2 * shaped[:, 0] + 0.5 + u0, 2 * shaped[:, 1] + 0.5 + v0], axis=1)
             more = self.refine(image, pixels_to_table(self.cam, px0, self.R), np.zeros(shaped.shape[0]), model,
-                               fill_map, jpeg_frame(image) if blocky is None else blocky, bright, det)
+                               fill_map, blocky(image), bright, det)
             if len(det) and len(more):       # no overlap with a ball found from colour
                 gap = np.linalg.norm(more.xy[:, None] - det.xy[None], axis=2).min(axis=1)
                 more = more.take(gap > SHAPE_GAP * self.R)
