@@ -785,11 +785,11 @@ class TableDetector:
         self.box = max(3, int(round(1.25 * r_lo)) | 1)
         self.r_half = float(np.median(self.r_map[self.allowed]))       # a ball's usual half-resolution radius
         self.reach_in = known & reach_in_band(roi & (cloth_like | self.hole), self.hole, self.r_half)
-        self.known_count = cv2.boxFilter(self.known, cv2.CV_32F, (self.box, self.box), normalize=False)
         # the candidates' square share counts the bed only (a pocket's hole, where a black ball cannot be told from
         # it, left out): its pixels and their box sums
         self.bed_known = (known & ~self.hole).astype(np.uint8)
         self.bed_sums = known_sums(self.bed_known, self.box)
+        self.bed_count = cv2.boxFilter(self.bed_known, cv2.CV_32F, (self.box, self.box), normalize=False)
         self.shape_voters = known & ~self.static_edges & ~self.hole      # edges that may vote for shape candidates
         # sparse grid of cloth samples for the cloth model
         step = 10
@@ -995,7 +995,7 @@ class TableDetector:
         unlit = np.zeros(half.shape[:2], bool)
         if light is not None and cand.shape[0]:     # the frame about the candidates (outlines, rings, identity)
             image, unlit = self._unlit_near(image, light, cand, unlit)
-        fill_map = functools.partial(fill_at, fg, self.known, self.known_count, self.box)
+        fill_map = functools.partial(fill_at, fg, self.bed_known, self.bed_count, self.box)
         lit = bright
         # a halo ring's remnant is bright too; on a grey cloth only brightness tells a white ball from it
         bright = np.inf if ringed and not grey else BRIGHT_LINEAR

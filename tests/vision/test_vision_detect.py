@@ -78,17 +78,21 @@ def test_hard_places(synthetic_camera, vision):
 
 def test_a_black_ball_over_a_pocket_hole_is_found(synthetic_camera, vision):
     """A black 8 in a corner pocket's mouth, its centre 2-3 mm outside the pocket's circle and over half its
-    square on the hole, where black cannot be told from the hole (the default condition's seeds 30 and 600):
-    the candidate's fill counts the bed's pixels only, so it is a candidate and found within a millimetre,
-    and so are the balls away from it."""
+    square on the hole, where black cannot be told from the hole (the default condition's seeds 30 and 600),
+    and a 12 touching it: the foreground share of a candidate's square, and of a short arc's (the 8's rays run
+    into the hole and the 12), counts the bed's pixels only, so the 8 is a candidate, kept, and found, as are the
+    balls away from it: within a millimetre in a clean frame, 1.5 mm through JPEG q60 (a short arc through JPEG's
+    half-resolution colour; measured 0.2-1.3 mm)."""
     sc, _ = synthetic_camera
-    balls = {8: (1.0992, 2.2214), 1: (0.5, 1.0), 2: (0.3, 0.4), 3: (0.8, 1.8)}
+    balls = {8: (1.0992, 2.2214), 12: (1.0882, 2.1649), 1: (0.5, 1.0), 2: (0.3, 0.4), 3: (0.8, 1.8)}
     state = TableState.from_dict(balls)
-    for seed in (0, 1, 2):
-        det, _ = vision.detect(DomainRenderer(sc, Domain(), seed=seed).render(state, np.random.default_rng(seed)).image)
-        d = np.linalg.norm(state.pos[:, None] - det.xy[None], axis=-1)
-        assert len(det) == len(balls), seed
-        assert np.max(d.min(axis=1)) < 0.001, (seed, d.min(axis=1))
+    for domain, tol in ((Domain(), 0.001), (Domain(jpeg_quality=60), 0.0015)):
+        for seed in (0, 1, 2):
+            frame = DomainRenderer(sc, domain, seed=seed).render(state, np.random.default_rng(seed))
+            det, _ = vision.detect(frame.image)
+            d = np.linalg.norm(state.pos[:, None] - det.xy[None], axis=-1)
+            assert len(det) == len(balls), (domain.jpeg_quality, seed)
+            assert np.max(d.min(axis=1)) < tol, (domain.jpeg_quality, seed, d.min(axis=1))
 
 
 def test_pixel_only_mode_finds_outline_centres(synthetic_camera, sweep):
