@@ -55,8 +55,11 @@ in the image instead (the reason for each is in docs/vision.md):
    touching two touching fits are searched too (``_with_lattice_balls``: a rack's ball with no candidate);
    and a lamp's highlight (``lit_by_lamps``: a ball's
    shadow and a pocket's lit back wall seen between the jaws are matte; ``lit_fits``: a ball dropped
-   for overlapping a fit without one is taken again); no fit at a pocket mostly on a straight edge
-   (``on_straight_edges``) and none reaching over a side with part of its inside cloth (``over_the_rails``);
+   for overlapping a fit without one is taken again; where stage 3 took a projector's light off, a brighter
+   one, UNLIT_GLINT: a sheen's white light, left on, lights pockets and rails to about the unlit cloth); no fit
+   at a pocket mostly on a straight edge (``on_straight_edges``) and none reaching over a side with part of its
+   inside cloth (``over_the_rails``); where stage 3 took the light off, none whose body is its cloth with white
+   light added (``vision.detect.white_added``: a sheen's remnant);
 7. ``clear_of_intruders`` (``vision.intruders``, as in the registered mode): no fit on a hand or
    an arm, the foreground (off the pockets and their rims) that reaches in over the play area's
    edge with an arm's core;
@@ -124,6 +127,7 @@ from vision.detect import (
     near_neighbours,
     near_points,
     place_by_contacts,
+    white_added,
 )
 from vision.detect import SEARCH_WIDTHS as LIMB_WIDTHS
 from vision.fits import CIRCLE_ITERS, _fit_circles, fit_circles
@@ -184,6 +188,9 @@ GLINT = 1.0                        # a ball at a pocket: its highlight at least 
 WHITE_GLINT = 0.87                 # ... and every ball: this many times, the mean of the channels (a lamp's white
                                    # mirror image; real balls >= 0.92, rendered >= 1.32 on seeds 5 and 41; balls'
                                    # shadows 0.70-0.75, where a red ball's body passes the strongest channel) ...
+UNLIT_GLINT = 1.35                 # ... where stage 3 took a projector's light off, this many (rendered lit_jpeg:
+                                   # balls >= 1.44, projector >= 2.09; circles on pockets and rails a sheen lit
+                                   # 0.91-1.28 times the unlit cloth, seeds 5 and 41) ...
 GLINT_TOP = 0.01                   # ... in the brightest share of its inside ...
 GLINT_DISC = 0.75                  # ... within this many radii of its centre
 EDGE_TOL = 0.6                     # px: outline points this near one straight line lie on a straight edge ...
@@ -347,11 +354,15 @@ def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detection
                                                     unlike, model.chroma, rings, hole)
     # a fit with no lamp's highlight is a ball's shadow, or a pocket's lit back wall seen between the jaws;
     # a ball dropped for overlapping such a fit is taken again
-    idx, c, r, rms, n = lit_fits((idx, c, r, rms, n), spare, image, hole, model, float(radius_px), rings)
+    idx, c, r, rms, n = lit_fits((idx, c, r, rms, n), spare, image, hole, model, float(radius_px), rings,
+                                 WHITE_GLINT if light is None else UNLIT_GLINT)
     # a fit at a pocket whose outline is mostly one straight line: the rail's edge meeting the pocket's rim
     keep = ~on_straight_edges(smooth, hole, c, r, model.chroma, float(radius_px))
     # a fit reaching well over a side that is part cloth: a circle riding the rail's edge, no ball
     keep &= ~over_the_rails(inside, c, r, rms, float(radius_px), unlike)
+    if light is not None and c.shape[0]:     # a sheen's remnant the light's take-off left: cloth with white added
+        _, level, local = body_against_cloth(image, c, r, model)
+        keep &= ~white_added(image, c, r, local, level)
     idx, c, r, rms, n = idx[keep], c[keep], r[keep], rms[keep], n[keep]
     cloth_v = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2) * model.chroma.max()
     det = Detections(px=c, r_px=r, xy=np.full_like(c, np.nan), rms_px=rms, n_edges=n, fill=fill[idx],
@@ -763,16 +774,17 @@ def limb_fits(image: np.ndarray, c: np.ndarray, radius_px: float, local: np.ndar
     return c, r, rms, n
 
 
-def lit_by_lamps(image: np.ndarray, hole: np.ndarray, model, c: np.ndarray, r: np.ndarray,
-                 radius_px: float, rings: np.ndarray = np.zeros((0, 3))) -> np.ndarray:
+def lit_by_lamps(image: np.ndarray, hole: np.ndarray, model, c: np.ndarray, r: np.ndarray, radius_px: float,
+                 rings: np.ndarray = np.zeros((0, 3)), white_glint: float = WHITE_GLINT) -> np.ndarray:
     """(M,) bool: which circles (centres c (M, 2), radii r (M,) [px] in the BGR uint8 ``image``) hold a
     lamp's highlight (``glints``, off the other circles and off the bands of the halo ``rings`` (K, 3: centre
     u, v, radius [px])) against the cloth ``model``'s lit cloth there: at
-    least WHITE_GLINT in the mean of the channels, and, for a centre within AT_POCKET radii ``radius_px``
+    least ``white_glint`` (WHITE_GLINT; UNLIT_GLINT where a projector's light was taken off) in the mean of
+    the channels, and, for a centre within AT_POCKET radii ``radius_px``
     of the ``hole`` mask ((h/2, w/2) bool), at least GLINT in the strongest channel."""
     lit = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2)
     strongest, white = glints(image, c, r, c, r, rings, RING_BAND * radius_px).T
-    out = white >= WHITE_GLINT * lit * np.mean(model.chroma)
+    out = white >= white_glint * lit * np.mean(model.chroma)
     weak = out & (strongest < GLINT * lit * np.max(model.chroma))
     out[weak] = ~at_pocket(hole, c[weak], radius_px)
     return out
@@ -1057,16 +1069,16 @@ def _on_rings(pts, c, rings, own, band, align):
 
 
 def lit_fits(fits: tuple, spare: tuple, image: np.ndarray, hole: np.ndarray, model, radius_px: float,
-             rings: np.ndarray = np.zeros((0, 3))) -> tuple:
+             rings: np.ndarray = np.zeros((0, 3)), white_glint: float = WHITE_GLINT) -> tuple:
     """Of ``fits`` (idx, centres (K, 2), radii (K,), RMS (K,) [px], points (K,): the balls taken) those with a
     lamp's highlight (``lit_by_lamps``, with the ``hole`` mask (h/2, w/2) bool, the cloth ``model`` of
-    the BGR uint8 ``image`` and its halo ``rings`` (L, 3) [px]; ``radius_px`` the ball radius), and the
+    the BGR uint8 ``image``, its halo ``rings`` (L, 3) [px] and ``white_glint``; ``radius_px`` the ball radius), and the
     ``spare`` fits (``outline_fits``: dropped for a better-supported overlapping fit; the same arrays and
     their support (S,)) that then lie
     APART radii from every fit kept (the fit that beat one was no ball: a dark ball's projected shadow
     beside it), with a radius within SPARE_SIZE of ``radius_px``, of two closer than APART radii the better
     supported, each with a lamp's highlight off the circles of the rest."""
-    on = lit_by_lamps(image, hole, model, fits[1], fits[2], radius_px, rings)
+    on = lit_by_lamps(image, hole, model, fits[1], fits[2], radius_px, rings, white_glint)
     fits = tuple(a[on] for a in fits)
     idx, c, r, rms, n = fits
     sc = spare[1]
@@ -1076,7 +1088,7 @@ def lit_fits(fits: tuple, spare: tuple, image: np.ndarray, hole: np.ndarray, mod
         return fits
     k = k[distinct(sc[k], spare[5][k], APART * radius_px)]
     k = k[lit_by_lamps(image, hole, model, np.concatenate([c, sc[k]]), np.concatenate([r, spare[2][k]]),
-                       radius_px, rings)[c.shape[0]:]]
+                       radius_px, rings, white_glint)[c.shape[0]:]]
     return tuple(np.concatenate([a, b[k]]) for a, b in zip(fits, spare))
 
 
