@@ -119,6 +119,8 @@ HARD = dict(projector=(0.6, 0.5, 0.5, 0.3, 0.3), halo=0.6, halo_share=0.5, sheen
 LIT_JPEG = HARD | dict(halo=0.0)
 """HARD without the halo rings: a projector's lit area, sheen, glints and JPEG q80 (a projector seen through a
 USB camera's MJPG stream; the real development frames are a projector without rings, but PNG)."""
+LIT_SHEEN = LIT_JPEG | dict(jpeg_quality=0)
+"""LIT_JPEG without JPEG: a projector's lit area, sheen and glints seen by a camera sending uncompressed frames."""
 
 CONDITIONS: dict[str, Callable[[np.random.Generator, Table], Domain]] = {
     "default": lambda rng, table: Domain(),
@@ -130,11 +132,12 @@ CONDITIONS: dict[str, Callable[[np.random.Generator, Table], Domain]] = {
     "hard": lambda rng, table: dataclasses.replace(sample_domain(rng), **HARD),
     "hand": lambda rng, table: Domain(hand=sample_hand(rng, table)),
     "lit_jpeg": lambda rng, table: dataclasses.replace(sample_domain(rng), **LIT_JPEG),
+    "lit_sheen": lambda rng, table: dataclasses.replace(sample_domain(rng), **LIT_SHEEN),
 }
 """Each measured condition's Domain, drawn from an rng for a table: the default render; ``gentle``; a projector's
 lit area at 0.6; halo rings 0.6 around half the balls; sheen 0.2 and rail glints 1.0; JPEG at
 quality 60; ``hard``, every option at once; ``hand``, a person's hand over the table; ``lit_jpeg``, ``hard``
-without the halo rings (``LIT_JPEG``)."""
+without the halo rings (``LIT_JPEG``); ``lit_sheen``, that without JPEG (``LIT_SHEEN``)."""
 SET_SIZE = 4
 """Frames per set in ``condition_frames``: a full rack, then random layouts."""
 

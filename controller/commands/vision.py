@@ -82,7 +82,7 @@ def register_bench(bench_subparsers) -> None:
     b.add_argument("--domain", nargs="*", metavar="CONDITION", type=_condition,
                    help="score the registered mode in these conditions of the wider rendered domain instead, "
                         "against the targets (all when none is named: default gentle projector halo sheen jpeg "
-                        "hard hand lit_jpeg, as vision.render_domain.CONDITIONS names them)")
+                        "hard hand lit_jpeg lit_sheen, as vision.render_domain.CONDITIONS names them)")
     b.add_argument("--reps", type=count, default=3, help="timed passes over every frame")
     b.add_argument("--overlay", metavar="OUT.png", type=image_output,
                    help="write one annotated frame; with --domain, a contact sheet: each condition's worst frame "
