@@ -884,10 +884,11 @@ class TableDetector:
         no rings, the first search keeps the light on and the second takes it off (``unlit``). The balls
         only the second search finds are added where ``added_kept`` holds them to be balls, with the
         second frame in their discs."""
-        det, out, model, again = self._detect(image, True)
+        memo = {}
+        det, out, model, again = self._detect(image, True, memo=memo)
         if again is None:
             return det, out
-        det2, out2, _, _ = self._detect(again, False, det.xy)
+        det2, out2, _, _ = self._detect(again, False, det.xy, memo)
         det2 = det2.take(self.added_kept(det, det2, out, model))
         if not len(det2):
             return det, out
@@ -955,33 +956,37 @@ class TableDetector:
                 gaps = np.minimum(gaps, pair[i])
         return kept
 
-    def _detect(self, image: np.ndarray, first: bool,
-                fixed: np.ndarray | None = None) -> tuple[Detections, np.ndarray, ClothModel, object]:
+    def _detect(self, image: np.ndarray, first: bool, fixed: np.ndarray | None = None,
+                memo: dict | None = None) -> tuple[Detections, np.ndarray, ClothModel, object]:
         """(the balls, the frame identification reads, the cloth model fitted to it, and the frame a second
         search reads, or None: where ``first`` and the cloth model has a lit wedge, under halo rings the frame
         with the projector's light under them (``light_under_rings``) taken off, in a JPEG frame without rings the
         frame as given (that search takes the light off, ``unlit``)). Where ``first`` takes the light off itself,
         its balls whose body in the frame as given is the lit cloth with white light added (``white_added`` over
         the cloth model fitted with the light on) are dropped: a sheen's remnant. fixed: None, or the table
-        positions (K, 2) [m] of balls found before (the first search's, for the second: ``refine``)."""
+        positions (K, 2) [m] of balls found before (the first search's, for the second: ``refine``). memo: None,
+        or a dict that the searches of one frame share (``detect_unlined``): what is a function of a frame alone
+        (``_start``, ``jpeg_frame``) is found once per frame (a lit JPEG frame's second search reads the frame the
+        first did; the light's take-off makes a new one)."""
         w, h = self.cam.size
         if image.shape[:2] != (h, w) or image.ndim != 3:
             raise ValueError(f"expected a {w}x{h} BGR image, got shape {image.shape}")
         u0, v0 = self.crop[:2]
-        image = np.ascontiguousarray(image)
-        half = halved(image, u0, v0, *self.half_size)
-        given = image
-        image, half, lined = self.unlined(image, half)
-        ringed = image is not given
-        model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale, True)
-        bright = self._bright(model)
-        light = again = None
-        judged = {}      # id -> (frame, jpeg_frame(frame)), once per frame (the light's take-off makes a new one)
+        memo = {} if memo is None else memo
+
+        def once(what: str, frame: np.ndarray, make):      # (the frame kept with it: its id is not reused)
+            hit = memo.get((what, id(frame)))
+            if hit is None or hit[0] is not frame:
+                hit = memo[(what, id(frame))] = (frame, make(frame))
+            return hit[1]
 
         def blocky(frame: np.ndarray) -> bool:
-            if id(frame) not in judged:
-                judged[id(frame)] = (frame, jpeg_frame(frame))
-            return judged[id(frame)][1]
+            return once("jpeg", frame, jpeg_frame)
+
+        given = np.ascontiguousarray(image)
+        image, half, lined, model, bright = once("start", given, self._start)
+        ringed = image is not given
+        light = again = None
 
         plain = not ringed and model.lit == (0.0, 0.0)      # no light added to the cloth
         if model.lit != (0.0, 0.0) and first and not ringed and blocky(given):
@@ -1030,6 +1035,15 @@ class TableDetector:
             _, level, local = body_against_cloth(given, det.px, det.r_px, lit_model)
             det = det.take(~white_added(given, det.px, det.r_px, local, level))
         return det, image, model, again
+
+    def _start(self, image: np.ndarray):
+        """(the frame with its thin lines taken out (``unlined``), its half-resolution crop, the crop's (h, w)
+        bool pixels on lines, the crop's cloth model and lit brightness (h, w)): where a search (``_detect``)
+        of a C-contiguous BGR uint8 frame starts, a function of the frame alone."""
+        u0, v0 = self.crop[:2]
+        image, half, lined = self.unlined(image, halved(image, u0, v0, *self.half_size))
+        model = fit_cloth(half[self.sample_v, self.sample_u], self.sample_u, self.sample_v, self.scale, True)
+        return image, half, lined, model, self._bright(model)
 
     def _unlit_near(self, image: np.ndarray, light, pts: np.ndarray, done: np.ndarray):
         """(the frame with a projector's ``light`` (``vision.cloth.AddedLight``) taken off within UNLIT_REACH

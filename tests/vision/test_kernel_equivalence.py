@@ -7,6 +7,7 @@ import cv2
 import numpy as np
 
 from planner.state import ball_class
+from vision.area_resize import resize_area
 from vision.balls import LINEAR_LUT, SRGB_LUT
 from vision.camera import (
     _UNDISTORT_CRITERIA,
@@ -1320,6 +1321,32 @@ def test_cell_means_equal_cv2_area_resizes():
         want = cv2.resize(bright, size, interpolation=cv2.INTER_AREA)
         assert lit.dtype == want.dtype
         np.testing.assert_array_equal(lit, want)
+
+
+def test_fractional_area_resize_equals_cv2():
+    """``vision.area_resize.resize_area`` equals cv2.resize's INTER_AREA to the bit where the factor is not whole
+    (OpenCV's generic area path): 8-bit BGR and grey images (means on halves among them: rounded to even),
+    float32 ones with negative values and zeros (a sum's sign of zero), 0/1 masks, the registered crop's sizes;
+    a whole factor on both axes is refused."""
+    rng = np.random.default_rng(53)
+    sizes = [(286, 523, 8), (35, 65, 8)] + [(int(h), int(w), int(q)) for h, w, q in
+                                            zip(rng.integers(9, 300, 60), rng.integers(9, 500, 60),
+                                                rng.integers(2, 9, 60))]
+    for k, (h, w, q) in enumerate(sizes):
+        size = (max(1, w // q), max(1, h // q))
+        if w % size[0] == 0 and h % size[1] == 0:
+            w += 1
+        images = [rng.integers(0, 256, (h, w, 3), dtype=np.uint8), rng.integers(0, 256, (h, w), dtype=np.uint8),
+                  (rng.integers(0, 4, (h, w, 3)) * 64 + 32 * (rng.random((h, w, 3)) < 0.5)).astype(np.uint8),
+                  rng.normal(0, 100, (h, w)).astype(np.float32) * (rng.random((h, w)) < 0.7),
+                  (rng.random((h, w)) < 0.995).astype(np.float32), -np.zeros((h, w, 3), np.float32)]
+        for image in images:
+            want = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+            got = resize_area(image, size)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert got.tobytes() == want.tobytes(), (h, w, size, image.dtype, image.shape)
+    with np.testing.assert_raises(ValueError):
+        resize_area(np.zeros((16, 24, 3), np.uint8), (3, 2))
 
 
 def test_whole_cells_are_kept_only_for_tables_that_cannot_change():

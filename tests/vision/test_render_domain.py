@@ -208,6 +208,27 @@ def test_a_sheens_remnant_is_no_ball_in_a_frame_searched_once(synthetic_camera, 
     assert _score(sc, vision, frames).false == 2
 
 
+def test_a_lit_jpeg_frames_second_search_starts_from_the_first_searchs_work(synthetic_camera, vision, monkeypatch):
+    """A lit JPEG frame's second search reads the frame the first did (the bench's lit_jpeg seed 5 frame 2):
+    its start (``TableDetector._start``: the halving, the line removal, the cloth model) is made once for
+    both searches, and that search finds what it finds from a start of its own, to the bit."""
+    sc, _ = synthetic_camera
+    image = condition_frames(sc, "lit_jpeg", 3, 5)[2].image
+    tdet = vision.detector
+    calls = []
+    start = detect.TableDetector._start
+    monkeypatch.setattr(detect.TableDetector, "_start", lambda self, frame: calls.append(frame) or start(self, frame))
+    memo = {}
+    first, _, _, again = tdet._detect(image, True, memo=memo)
+    assert again is image                     # (a lit JPEG frame: searched again with the light taken off)
+    shared = tdet._detect(again, False, first.xy, memo)[0]
+    assert len(calls) == 1 and calls[0] is image
+    own = tdet._detect(again, False, first.xy)[0]
+    assert len(calls) == 2 and len(shared) > 0
+    for name in ("px", "r_px", "xy", "rms_px", "n_edges", "fill", "cloth_v", "added", "span", "anchored"):
+        assert getattr(shared, name).tobytes() == getattr(own, name).tobytes(), name
+
+
 def test_the_second_search_adds_no_false_ball_where_it_once_did(synthetic_camera, vision):
     """The hard condition's frames where the second search under halo rings added false balls before
     its balls were held to ``TableDetector.added_kept``'s rule (the bench's seed 5 frame 7: a ball
