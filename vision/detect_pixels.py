@@ -59,7 +59,8 @@ in the image instead (the reason for each is in docs/vision.md):
    one, UNLIT_GLINT: a sheen's white light, left on, lights pockets and rails to about the unlit cloth); no fit
    at a pocket mostly on a straight edge (``on_straight_edges``) and none reaching over a side with part of its
    inside cloth (``over_the_rails``); where stage 3 took the light off, none whose body is its cloth with white
-   light added (``vision.detect.white_added``: a sheen's remnant);
+   light added (``vision.detect.white_added``: a sheen's remnant) nor its cloth's colour with a dull
+   highlight (``sheen_bodied``: one too faint for that);
 7. ``clear_of_intruders`` (``vision.intruders``, as in the registered mode): no fit on a hand or
    an arm, the foreground (off the pockets and their rims) that reaches in over the play area's
    edge with an arm's core;
@@ -104,6 +105,7 @@ from vision.detect import (
     CONTACT_MIN,
     CONTACT_SEEK,
     DARK_LINEAR,
+    EDGE_CHROMA_DEG,
     EDGE_MIN_DEG,
     EDGE_STEP,
     GREY_BRIGHTER,
@@ -191,6 +193,9 @@ WHITE_GLINT = 0.87                 # ... and every ball: this many times, the me
 UNLIT_GLINT = 1.35                 # ... where stage 3 took a projector's light off, this many (rendered lit_jpeg:
                                    # balls >= 1.44, projector >= 2.09; circles on pockets and rails a sheen lit
                                    # 0.91-1.28 times the unlit cloth, seeds 5 and 41) ...
+SHEEN_GLINT = 1.7                  # ... and there a fit whose body is its cloth (``sheen_bodied``) this many (rendered
+                                   # lit_sheen, lit_jpeg, projector, seeds 5 and 41: such balls >= 2.06; a sheen's
+                                   # remnant on plain cloth 1.39; seed 400's, the fresh check, 1.42) ...
 GLINT_TOP = 0.01                   # ... in the brightest share of its inside ...
 GLINT_DISC = 0.75                  # ... within this many radii of its centre
 EDGE_TOL = 0.6                     # px: outline points this near one straight line lie on a straight edge ...
@@ -360,9 +365,10 @@ def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detection
     keep = ~on_straight_edges(smooth, hole, c, r, model.chroma, float(radius_px))
     # a fit reaching well over a side that is part cloth: a circle riding the rail's edge, no ball
     keep &= ~over_the_rails(inside, c, r, rms, float(radius_px), unlike)
-    if light is not None and c.shape[0]:     # a sheen's remnant the light's take-off left: cloth with white added
-        _, level, local = body_against_cloth(image, c, r, model)
+    if light is not None and c.shape[0]:     # a sheen's remnant the light's take-off left: cloth with white added,
+        angle, level, local = body_against_cloth(image, c, r, model)   # or its cloth with a dull highlight
         keep &= ~white_added(image, c, r, local, level)
+        keep &= ~sheen_bodied(image, model, c, r, angle, level)
     idx, c, r, rms, n = idx[keep], c[keep], r[keep], rms[keep], n[keep]
     cloth_v = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2) * model.chroma.max()
     det = Detections(px=c, r_px=r, xy=np.full_like(c, np.nan), rms_px=rms, n_edges=n, fill=fill[idx],
@@ -1066,6 +1072,20 @@ def _on_rings(pts, c, rings, own, band, align):
                 if rx * dx + ry * dy >= align * d * math.hypot(rx, ry):
                     out[m, n] = True
     return out
+
+
+def sheen_bodied(image: np.ndarray, model, c: np.ndarray, r: np.ndarray, angle: np.ndarray,
+                 level: np.ndarray) -> np.ndarray:
+    """(M,) bool: which circles (centres c (M, 2), radii r (M,) [px] in the BGR uint8 ``image``, its cloth ``model``
+    with a projector's light taken off) are a sheen's remnant: a body of its cloth's colour (``angle`` (M,), its
+    colour from the local cloth's, under EDGE_CHROMA_DEG [deg]) at its level or brighter, under BRIGHTER
+    (``level`` (M,)), with a highlight (``glints``, mean of the channels) under SHEEN_GLINT times the lit cloth.
+    A sheen left over plain cloth lifts its level a little and fits short arcs; a ball of the cloth's colour
+    mirrors the lamps as every ball does."""
+    lit = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2)
+    white = glints(image, c, r, c, r)[:, 1]
+    return ((angle < EDGE_CHROMA_DEG) & (level >= 1.0) & (level < BRIGHTER)
+            & (white < SHEEN_GLINT * lit * np.mean(model.chroma)))
 
 
 def lit_fits(fits: tuple, spare: tuple, image: np.ndarray, hole: np.ndarray, model, radius_px: float,

@@ -483,6 +483,19 @@ def test_a_sheens_remnant_left_where_the_projectors_light_is_taken_off_is_no_bal
     assert r.size == len(f.truth.centre_px) and c.size == len(px)
 
 
+def test_a_sheens_remnant_of_its_cloths_colour_with_a_dull_highlight_is_no_ball(synthetic_camera):
+    """The lit_sheen condition's frame 14 of seed 41 (the third frame of the set drawn from seed 44): a
+    projector's light over most of the cloth is taken off (stage 3), and the sheen it leaves on over plain
+    cloth fits a circle of 20 outline points, its body the cloth's colour (2.9 degrees from it, 1.06 times its
+    level, its excess over the cloth too faint for ``white_added`` to read as grey) and its "highlight" 1.39
+    times the unlit cloth, past UNLIT_GLINT. Such a body needs SHEEN_GLINT (``sheen_bodied``): no circle but
+    balls, the green 14 on the green cloth among them (highlight 4.21; before: one false ball)."""
+    f, radius = _domain_frame(synthetic_camera[0], "lit_sheen", 44, 2)
+    px = detect_in_pixels(f.image, radius).px
+    r, c = match(f.truth.centre_px, px, radius)
+    assert c.size == len(px) and list(f.truth.ids).index(14) in r
+
+
 def test_a_ragged_circle_with_few_points_is_not_taken_back_after_the_search_again(synthetic_camera):
     """The halo condition's frames 18 of seed 5 and 10 of seed 41 (the third frames of the sets drawn from
     seeds 9 and 43): where halo rings cross on the cloth, a ragged circle (RMS 0.70-0.89 px) from a square
