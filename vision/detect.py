@@ -133,6 +133,10 @@ SEARCH_WIDTHS = (3.0, 1.5, 1.5)        # px either side of the predicted outline
 EDGE_STEP = 0.5                        # px between samples along a search line
 EDGE_CHROMA_DEG = 8.0                  # colour further than this from the cloth's: ball
 DARK_LINEAR = 0.2                      # darker than this share of the lit cloth: ball (the 8)
+DARK_BODY = 0.5                        # a shape candidate of its cloth's hue with a body darker than this share of its
+                                       # cloth is searched for the step down to it (the 8 lit to a grey cloth's hue), ...
+SUNK_STEP = 0.25                       # ... taken where the level is this share of the way up from the body's to the
+                                       # cloth's in log brightness (half-way: 1.06-1.11 R, the ball's shadow read as ball)
 BRIGHT_LINEAR = 2.5                    # brighter than this many times the lit cloth: ball (of the cloth's hue)
 EDGE_MIN_SHARE = 0.1                   # weakest step accepted, as a share of the lit cloth
 LOW_CONTRAST_DEG = 10.0                # a ball whose body colour is this close to the cloth's colour (a maroon ball on a
@@ -348,7 +352,8 @@ def _outline_normals(outline):
 def outline_points(image: np.ndarray, outline: np.ndarray, half_width: float, cloth_lin: np.ndarray,
                    refine: bool | np.ndarray, min_step: float = 0.0, hole=None, bright: float | np.ndarray = np.inf,
                    chroma_deg: float | np.ndarray = EDGE_CHROMA_DEG, lit_share: float | np.ndarray = 0.0,
-                   side: float = 1.0, normals: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+                   side: float = 1.0, normals: np.ndarray | None = None,
+                   dark: float | np.ndarray = DARK_LINEAR) -> tuple[np.ndarray, np.ndarray]:
     """Outline points (M, N, 2) found along the normals of predicted outlines (M, N, 2) [px] and
     which are valid (M, N) (``vision.edges``): where the profile leaves the cloth (lit cloth colour
     ``cloth_lin``, linear BGR, (3,) or (M, 3) one per ball, with white light added up to ``lit_share``
@@ -371,7 +376,7 @@ def outline_points(image: np.ndarray, outline: np.ndarray, half_width: float, cl
     return _edges.outline_points(image, LINEAR_LUT, outline, outline_normals(outline) if normals is None else normals,
                                  float(half_width),
                                  EDGE_STEP, each(cloth_lin, np.float64, (M, 3)),
-                                 each(np.tan(np.radians(chroma_deg)), np.float64), DARK_LINEAR,
+                                 each(np.tan(np.radians(chroma_deg)), np.float64), each(dark, np.float64),
                                  each(bright, np.float64), mask, float(u0), float(v0), rows, each(refine, np.bool_),
                                  float(min_step), REFINE_REACH, 2, each(lit_share, np.float64), float(side),
                                  LUMA_SHARE, SRGB_LUT)
@@ -1165,24 +1170,31 @@ class TableDetector:
                                                                 alone)
             # (a ball searched against the frame's cloth colour has own, low False and ball_bright inf: ref is
             # cloth_lin, lit share 0, refined after the first pass)
+            # a shape candidate of its cloth's hue far darker than it (the 8 lit to a grey cloth's hue): its outline is
+            # the step down to its body, not a limb darker than that body (not by a pocket, whose dark rim is a step too)
+            level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(local, axis=1), 1e-12)
+            sunk = limb & (level < DARK_BODY) & ~rows
+            limb &= ~sunk
+            dark_at = np.where(sunk, level ** (1.0 - SUNK_STEP), DARK_LINEAR)
             m = np.flatnonzero(~limb)
             if m.size == len(limb):      # every ball (all but shape candidates of the cloth's hue): no copies
                 pts, valid = outline_points(image, outline, half_width, ref, (it > 0) & ~low, min_step,
                                             (mask, corner, rows), ball_bright, deg, np.where(own, OUTLINE_LIT, 0.0),
-                                            side, normals)
+                                            side, normals, dark_at)
             else:
                 pts, valid = np.empty_like(outline), np.zeros(outline.shape[:2], bool)
             if 0 < m.size < len(limb):
                 pts[m], valid[m] = outline_points(image, outline[m], half_width, ref[m], (it > 0) & ~low[m], min_step,
                                                   (mask, corner, rows[m]), ball_bright[m], deg[m],
-                                                  np.where(own[m], OUTLINE_LIT, 0.0), side, normals[m])
-            dark = limb | shaded
+                                                  np.where(own[m], OUTLINE_LIT, 0.0), side, normals[m], dark_at[m])
+            dark = limb | shaded | sunk
             if dark.any():       # the darker limb's points (vision.limbs): shape alone, or under halo rings where the
-                # colour search found a short arc (by the lamp's highlight) and the limb a longer one
+                # colour search found a short arc (by the lamp's highlight) and the limb a longer one, or a far darker
+                # shape candidate where its limb has more points than its step down
                 lp, lv = limb_points(image, LINEAR_LUT, outline[dark], normals[dark], float(half_width), EDGE_STEP,
                                      np.ascontiguousarray(local[dark]), LIMB_DEPTH, *LIMB_CLOTH, LIMB_INNER)
-                short = (valid[dark] & ~near[dark]).sum(axis=1) < FEW_EDGES
-                use = limb[dark] | (short & ((lv & ~near[dark]).sum(axis=1) >= FEW_EDGES))
+                n_own, n_limb = (valid[dark] & ~near[dark]).sum(axis=1), (lv & ~near[dark]).sum(axis=1)
+                use = limb[dark] | ((n_own < FEW_EDGES) & (n_limb >= FEW_EDGES)) | (sunk[dark] & (n_limb > n_own))
                 took = np.flatnonzero(dark)[use]
                 pts[took], valid[took] = lp[use], lv[use]
             valid &= ~near

@@ -288,7 +288,7 @@ def outline_points(image, lut, outline, nrm, half_width, step, cloth_lin, tan_ch
                     j = min(max(int((x - hole_u0) // 2), 0), hw - 1)
                     i = min(max(int((y - hole_v0) // 2), 0), hh - 1)
                     in_hole = hole[i, j]
-                z[k] = _ballness(col[0], col[1], col[2], c, norm, tan_chroma[m], dark_share, bright_share[m],
+                z[k] = _ballness(col[0], col[1], col[2], c, norm, tan_chroma[m], dark_share[m], bright_share[m],
                                  in_hole, towards, lit_max)
                 if k >= S - 2:
                     if z[k] >= 1.0:                       # the outer end must be cloth
