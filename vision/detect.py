@@ -133,10 +133,11 @@ SEARCH_WIDTHS = (3.0, 1.5, 1.5)        # px either side of the predicted outline
 EDGE_STEP = 0.5                        # px between samples along a search line
 EDGE_CHROMA_DEG = 8.0                  # colour further than this from the cloth's: ball
 DARK_LINEAR = 0.2                      # darker than this share of the lit cloth: ball (the 8)
-DARK_BODY = 0.5                        # a shape candidate of its cloth's hue with a body darker than this share of its
-                                       # cloth is searched for the step down to it (the 8 lit to a grey cloth's hue), ...
+DARK_BODY = 0.5                        # a shape candidate of its cloth's hue with a body darker than this share of
+                                       # its cloth is searched for the step down to it (the 8 lit to a grey cloth's
+                                       # hue), ...
 SUNK_STEP = 0.25                       # ... taken where the level is this share of the way up from the body's to the
-                                       # cloth's in log brightness (half-way: 1.06-1.11 R, the ball's shadow read as ball)
+                                       # cloth's in log brightness (half-way: 1.06-1.11 R, its shadow read as ball)
 BRIGHT_LINEAR = 2.5                    # brighter than this many times the lit cloth: ball (of the cloth's hue)
 EDGE_MIN_SHARE = 0.1                   # weakest step accepted, as a share of the lit cloth
 LOW_CONTRAST_DEG = 10.0                # a ball whose body colour is this close to the cloth's colour (a maroon ball on a
@@ -1171,7 +1172,7 @@ class TableDetector:
             # (a ball searched against the frame's cloth colour has own, low False and ball_bright inf: ref is
             # cloth_lin, lit share 0, refined after the first pass)
             # a shape candidate of its cloth's hue far darker than it (the 8 lit to a grey cloth's hue): its outline is
-            # the step down to its body, not a limb darker than that body (not by a pocket, whose dark rim is a step too)
+            # the step down to its body, not a limb darker than that body (not by a pocket: its dark rim is a step too)
             level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(local, axis=1), 1e-12)
             sunk = limb & (level < DARK_BODY) & ~rows
             limb &= ~sunk

@@ -137,15 +137,20 @@ def test_detector_on_projector_halo_glints_and_jpeg(synthetic_camera, vision):
     assert s.identity >= 0.95       # 26/27 = 96.3 % measured (66.7 % before the added light was taken off)
 
 
-def test_lit_jpeg_is_the_hard_draw_without_halo_rings(synthetic_camera):
-    """The ``lit_jpeg`` condition draws what ``hard`` draws from the same rng (cloth, light, colour balance),
-    with HARD's options but no halo rings: a projector's lit area, sheen, glints and JPEG q80."""
+@pytest.mark.parametrize("name, parent, changed, options", [
+    ("lit_jpeg", "hard", "halo", LIT_JPEG),           # a projector's lit area, sheen, glints and JPEG q80, no rings
+    ("lit_sheen", "lit_jpeg", "jpeg_quality", LIT_SHEEN),     # ... and no JPEG: frames sent uncompressed
+])
+def test_a_lit_condition_is_its_parents_draw_with_one_option_off(synthetic_camera, name, parent, changed, options):
+    """``lit_jpeg`` draws what ``hard`` draws from the same rng (cloth, light, colour balance) with the halo rings
+    off, and ``lit_sheen`` what ``lit_jpeg`` draws with JPEG off: the one option off (on in the parent), every
+    other the parent's, and the condition's own options (``LIT_JPEG``, ``LIT_SHEEN``) as given."""
     sc, _ = synthetic_camera
-    lit = CONDITIONS["lit_jpeg"](np.random.default_rng(3), sc.table)
-    hard = CONDITIONS["hard"](np.random.default_rng(3), sc.table)
-    assert lit.halo == 0.0 and hard.halo == HARD["halo"] > 0
-    assert lit == Domain(**{**hard.__dict__, "halo": 0.0})
-    assert all(getattr(lit, k) == v for k, v in LIT_JPEG.items())
+    drawn = CONDITIONS[name](np.random.default_rng(3), sc.table)
+    base = CONDITIONS[parent](np.random.default_rng(3), sc.table)
+    assert getattr(drawn, changed) == 0 and getattr(base, changed) > 0
+    assert drawn == Domain(**{**base.__dict__, changed: 0})
+    assert all(getattr(drawn, k) == v for k, v in options.items())
 
 
 def test_a_lit_jpeg_frame_is_searched_twice(synthetic_camera, vision):
@@ -177,17 +182,6 @@ def test_a_sheens_remnant_is_no_ball_where_the_second_search_found_one(synthetic
     assert s.recall == 1.0
     monkeypatch.setattr(detect, "white_added", lambda image, c, r, local, level: np.zeros(len(c), bool))
     assert _score(sc, vision, [frame]).false == 1
-
-
-def test_lit_sheen_is_the_lit_jpeg_draw_without_jpeg(synthetic_camera):
-    """The ``lit_sheen`` condition draws what ``lit_jpeg`` draws from the same rng, with no JPEG: a projector's
-    lit area, sheen and glints in frames sent uncompressed."""
-    sc, _ = synthetic_camera
-    sheen = CONDITIONS["lit_sheen"](np.random.default_rng(3), sc.table)
-    lit = CONDITIONS["lit_jpeg"](np.random.default_rng(3), sc.table)
-    assert sheen.jpeg_quality == 0 and lit.jpeg_quality == LIT_JPEG["jpeg_quality"] > 0
-    assert sheen == Domain(**{**lit.__dict__, "jpeg_quality": 0})
-    assert all(getattr(sheen, k) == v for k, v in LIT_SHEEN.items())
 
 
 def test_a_sheens_remnant_is_no_ball_in_a_frame_searched_once(synthetic_camera, vision, monkeypatch):
