@@ -361,9 +361,10 @@ def outline_points(image: np.ndarray, outline: np.ndarray, half_width: float, cl
     of the way to white), then with ``refine`` to where a pixel is half ball, half background.
     hole: None or (half-resolution pocket mask, (u0, v0) its top-left full-resolution pixel, (M,)
     which balls are near a pocket); bright: a colour brighter than this many times the lit cloth is ball
-    too (along the cloth's colour, linear light; inf: brightness alone never is); chroma_deg: the colour
+    too (along the cloth's colour, linear light; inf: brightness alone never is); dark: a colour darker than
+    this many times it is ball (DARK_LINEAR: the 8; darker by a pocket's hole never is); chroma_deg: the colour
     angle from the cloth beyond which a colour is ball; side: > 1 on a JPEG frame, where a step mostly in
-    colour is first refined this many px either side (``vision.edges`` module notes). refine, bright,
+    colour is first refined this many px either side (``vision.edges`` module notes). refine, bright, dark,
     chroma_deg and lit_share: scalars, or (M,) one per ball (one kernel call for balls searched each
     against its own cloth: under halo rings and a lit wedge about 40 calls a frame fewer, 41.2 -> 39.3 ms a
     hard frame on a loaded core). normals: None, or the outlines' ``outline_normals`` where the caller has them."""

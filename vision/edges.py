@@ -248,7 +248,8 @@ def outline_points(image, lut, outline, nrm, half_width, step, cloth_lin, tan_ch
     """Outline points (M, N, 2) and validity (M, N) along normals nrm (M, N, 2) of the predicted
     outline (M, N, 2) [px], searched half_width px either side (see the module notes), each ball m
     against its own cloth colour cloth_lin[m] (M, 3) linear BGR; tan_chroma (M,): the tangent of each
-    ball's colour angle from the cloth beyond which a colour is ball; bright_share (M,): a colour
+    ball's colour angle from the cloth beyond which a colour is ball; dark_share (M,): a colour darker than
+    this many times the lit cloth is ball (not over a pocket hole); bright_share (M,): a colour
     brighter than this many times the lit cloth is ball (inf: never).
     lit_share (M,): the cloth's colours reach this share of the way to white (white light added, in the
     plane of the cloth's colour and white; 0: its colour alone).
