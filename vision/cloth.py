@@ -715,7 +715,8 @@ def _own_light_off(half, table, field, lut, srgb, unmix, normal, chroma, light, 
 def _cloth_cells(half: np.ndarray, model: ClothModel, bright: np.ndarray, table: np.ndarray):
     """(small (h/q, w/q, 3) uint8: the half-resolution BGR image (h, w, 3) averaged over cells of
     q = LIGHT_COARSE px, (h/q, w/q) bool: the cells wholly on ``table`` (h, w) bool that are CLOTH in
-    ``classify`` with the lit brightness ``bright`` (h, w) averaged the same way). The averages are
+    ``classify`` with the lit brightness ``bright`` (h, w; float32 where q does not divide h and w, as the
+    registered mode's ``TableDetector`` makes it) averaged the same way). The averages are
     cv2's INTER_AREA resizes: where q divides h and w (the pixel-only mode's 640 x 360), its plain cell
     means, taken in one pass (``_cell_means``: 0.32 -> 0.20 ms); else by ``vision.area_resize`` (the registered
     crop's image 0.47 -> 0.35 ms, its brightness 0.31 -> 0.22 ms)."""
@@ -725,8 +726,7 @@ def _cloth_cells(half: np.ndarray, model: ClothModel, bright: np.ndarray, table:
         size = (w // q, h // q)
         small = resize_area(half, size)
         on = _whole_cells(table, size)
-        lit = resize_area(np.ascontiguousarray(bright, np.float32), size) if bright.dtype == np.float32 else \
-            cv2.resize(bright, size, interpolation=cv2.INTER_AREA)
+        lit = resize_area(np.ascontiguousarray(bright, np.float32), size)
     else:
         small, on, lit = _cell_means(np.ascontiguousarray(half), np.ascontiguousarray(table),
                                      np.ascontiguousarray(bright))
