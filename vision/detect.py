@@ -43,9 +43,10 @@ Stages, each a function over arrays:
    to white (the cloth beside a ball can be whiter than where its colour was read). Where no halo
    rings were taken out, or on a grey cloth, a colour much brighter than the cloth is ball too (a white ball on a grey
    cloth; under rings only about a ball of the cloth's hue far brighter than it, ``vivid_bright``), and a
-   ball of about the cloth's colour is searched for half its own angle from it, unrefined (``edge_chroma_deg``). In a JPEG frame, whose colour is smeared ~2 px out over the
-   cloth, every other ball is searched for BLOCKY_CHROMA_SHARE of its own angle from the cloth
-   (EDGE_CHROMA_DEG to BLOCKY_CHROMA_DEG), so that the refine reaches its outline.
+   ball of about the cloth's colour is searched for half its own angle from it, unrefined (``edge_chroma_deg``;
+   its darker limb's points, ``vision.limbs``, where there are more of them). In a JPEG frame, whose colour is
+   smeared ~2 px out over the cloth, every other ball is searched for BLOCKY_CHROMA_SHARE of its own angle from
+   the cloth (EDGE_CHROMA_DEG to BLOCKY_CHROMA_DEG), so that the refine reaches its outline.
 5. ``fit_spheres`` (``vision.fits``): the sphere centre (x, y, R) and an effective radius rho for which every outline
    ray is tangent to the sphere (distance from the centre to each ray = rho), robust Gauss-Newton.
    This is exact under perspective: the centre of the ellipse a ball projects to is not the image
@@ -181,7 +182,7 @@ SHRUNK = 0.92                          # a whole outline fitting rho under this 
                                        # ball on one side (a white cap's edge beside a stripe of the cloth's colour):
                                        # sought again (``TableDetector._shrunk_again``). Whole outlines' rho / prior,
                                        # x20: gentle seeds 5 / 41, default, JPEG, sheen >= 0.947; the stripe balls
-                                       # of gentle seed 77 0.864 / 0.883 (docs/vision.md, step 5); under light added
+                                       # of gentle seed 77 0.864 / 0.883 (docs/vision.md, step 5); under halo rings
                                        # or JPEG only a fit the rho test drops (under 1 - RHO_TOLERANCE of R)
 ROUGH_SHARE = 0.5                      # under a projector's light taken off, an outline over this share of the rays
                                        # fitted rougher than RMS_MAX_SHARE is sought so too (projector seed 400 frame 3,
@@ -1082,13 +1083,15 @@ class TableDetector:
         weights) whose outline lies inside their ball on one side: a stripe of about the cloth's colour is
         read as cloth, so on that side the outline found is the white cap's edge. Those are a whole outline
         (WHOLE_SHARE of the rays) fitting rho under ``under`` [m] (``refine`` asks SHRUNK times the frame's
-        ``prior`` on frames with no light added and not JPEG, its plain, and elsewhere only of fits the rho
-        test would drop, under 1 - RHO_TOLERANCE of R as well: shrunk fits within it are other failures
-        there), and where ``rough`` (a projector's light taken off the frame: no halo rings, not JPEG) an
-        outline of at least ROUGH_SHARE of the rays fitted rougher than RMS_MAX_SHARE of its radius, whose
-        new fit is kept only where it is smoother. Their outline is sought at the prior radius about the
-        fit, SEARCH_WIDTHS[0] either side, a colour EDGE_MIN_DEG from the local cloth taken for ball (as for
-        a ball of the cloth's hue), and the sphere refitted with the prior."""
+        ``prior`` on frames not JPEG with no light added or a projector's light taken off, and elsewhere
+        only of fits the rho test would drop, under 1 - RHO_TOLERANCE of R as well: shrunk fits within it
+        are other failures under halo rings or JPEG), and where ``rough`` (a projector's light taken off the
+        frame: no halo rings, not JPEG) an outline of at least ROUGH_SHARE of the rays fitted rougher than
+        RMS_MAX_SHARE of its radius, whose new fit is kept only where it is smoother. Their outline is sought at
+        the prior radius about the fit, SEARCH_WIDTHS[0] either side, a colour EDGE_MIN_DEG from the local cloth
+        taken for ball (as for a ball of the cloth's hue), and on a grey cloth (``grey_cloth``: a white cap has
+        its hue) a colour BRIGHT_LINEAR times brighter than the local cloth too, and the sphere refitted with
+        the prior."""
         rays = (tw > 0.5).sum(axis=1)
         shrunk = (rays >= WHOLE_SHARE * N_RAYS) & (rho < under)
         if not (rough or shrunk.any()):
@@ -1103,7 +1106,7 @@ class TableDetector:
         mask, corner, rows = self._holes_near(cpx[m])
         local, _ = local_cloth(image, cpx[m], rpx[m], cloth, OUTLINE_RINGS)
         pts, valid = outline_points(image, outline[m], SEARCH_WIDTHS[0], local, True, min_step, (mask, corner, rows),
-                                    np.inf, EDGE_MIN_DEG)
+                                    BRIGHT_LINEAR if grey_cloth(cloth) else np.inf, EDGE_MIN_DEG)
         used = valid & ~near
         px_per_m = cam.K[0, 0] / np.linalg.norm(np.concatenate([xy[m], np.full((m.size, 1), R)], axis=1)
                                                 - cam.centre, axis=1)
@@ -1134,10 +1137,13 @@ class TableDetector:
         the light left). Where ``bright`` is inf, a ball of its cloth's hue (``edge_chroma_deg``) with at most
         LIMB_NEAR_SHARE of its search lines into neighbours and a short colour arc (under FEW_EDGES points)
         takes its darker limb's points instead where FEW_EDGES or more are found (its colour's lie by the
-        lamp's highlight, inside its outline). fixed: None, or the table positions (K, 2) [m] of balls found
-        before (the first search's, in the second search under halo rings): a candidate may be placed by its
-        contacts with them too (``place_by_contacts``), not beyond the bed (``on_bed``). unlit: a projector's light
-        was taken off the frame (``unlit``): rough fits are sought again as shrunk ones are (``_shrunk_again``)."""
+        lamp's highlight, inside its outline); where ``bright`` is finite, such a ball searched for its own angle
+        (``low``) whose colour search found FEW_EDGES or more points takes its darker limb's where they are more
+        (its body near the limb can be under that angle: the colour's points lie inside). fixed: None, or the
+        table positions (K, 2) [m] of balls found before (the first search's, in the second search under halo
+        rings): a candidate may be placed by its contacts with them too (``place_by_contacts``), not beyond the bed
+        (``on_bed``). unlit: a projector's light was taken off the frame (``unlit``): not JPEG, shrunk fits are
+        sought again as on a plain frame, and rough ones as shrunk ones are (``_shrunk_again``)."""
         cam, R = self.cam, self.R
         cloth_lin = cloth.linear_colour
         origin = cam.centre
@@ -1189,14 +1195,19 @@ class TableDetector:
                 pts[m], valid[m] = outline_points(image, outline[m], half_width, ref[m], (it > 0) & ~low[m], min_step,
                                                   (mask, corner, rows[m]), ball_bright[m], deg[m],
                                                   np.where(own[m], OUTLINE_LIT, 0.0), side, normals[m], dark_at[m])
-            dark = limb | shaded | sunk
+            lowc = low & ~limb & ~sunk & (unlit and not blocky)
+            dark = limb | shaded | sunk | lowc
             if dark.any():       # the darker limb's points (vision.limbs): shape alone, or under halo rings where the
                 # colour search found a short arc (by the lamp's highlight) and the limb a longer one, or a far darker
-                # shape candidate where its limb has more points than its step down
+                # shape candidate where its limb has more points than its step down, or a ball searched for its own
+                # angle whose colour arc has FEW_EDGES points or more and its limb more (not a shorter arc: a
+                # sheen's remnant on the cloth shows a limb too)
                 lp, lv = limb_points(image, LINEAR_LUT, outline[dark], normals[dark], float(half_width), EDGE_STEP,
                                      np.ascontiguousarray(local[dark]), LIMB_DEPTH, *LIMB_CLOTH, LIMB_INNER)
                 n_own, n_limb = (valid[dark] & ~near[dark]).sum(axis=1), (lv & ~near[dark]).sum(axis=1)
-                use = limb[dark] | ((n_own < FEW_EDGES) & (n_limb >= FEW_EDGES)) | (sunk[dark] & (n_limb > n_own))
+                low_d = lowc[dark]
+                use = (limb[dark] | (~low_d & (n_own < FEW_EDGES) & (n_limb >= FEW_EDGES))
+                       | (sunk[dark] & (n_limb > n_own)) | (low_d & (n_own >= FEW_EDGES) & (n_limb > n_own)))
                 took = np.flatnonzero(dark)[use]
                 pts[took], valid[took] = lp[use], lv[use]
             valid &= ~near
@@ -1225,9 +1236,9 @@ class TableDetector:
             xy, rho, rms, tw, start, fill, gone = xy[keep], rho[keep], rms[keep], tw[keep], start[keep], fill[keep], gone[keep]
             if not last:     # a fit that is no ball must not hide real balls' edges next time
                 rho = np.clip(rho, (1 - RHO_TOLERANCE) * R, (1 + RHO_TOLERANCE) * R)
-        # an outline found inside the ball on one side (a stripe of the cloth's colour); under light added or JPEG
-        # only where the fit would be dropped for its rho, or rough under a projector's light taken off
-        under = SHRUNK * prior if plain and not blocky else min(SHRUNK * prior, (1 - RHO_TOLERANCE) * R)
+        # an outline found inside the ball on one side (a stripe of the cloth's colour); under halo rings or JPEG
+        # only where the fit would be dropped for its rho; rough too under a projector's light taken off
+        under = SHRUNK * prior if (plain or unlit) and not blocky else min(SHRUNK * prior, (1 - RHO_TOLERANCE) * R)
         self._shrunk_again(image, xy, rho, rms, tw, prior, cloth, min_step, under, unlit and not blocky)
         n_edges = (tw > 0.5).sum(axis=1)
         P = np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1)
