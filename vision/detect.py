@@ -61,8 +61,9 @@ Stages, each a function over arrays:
    located balls (touching to CONTACT_SLACK, or more in a frame of rough outlines), it is placed by
    those contacts (``place_by_contacts``; sought CONTACT_SEEK R further out where its start is far off,
    at least CONTACT_SEEK_MIN of them; a fit that left its start by R, onto a neighbour, is put back
-   there for this). Where halo rings cross a grey cloth, a rack's ball with no candidate (washed or of the
-   cloth's hue) is placed at the spot where it touches at least CONTACT_SEEK_MIN balls found (``spot_balls``). Each
+   there for this). On a grey cloth a rack's ball with no candidate (washed or of the cloth's hue under rings or a
+   projector's white light; without rings, not in a JPEG frame) is placed at the spot where it touches at least
+   CONTACT_SEEK_MIN balls found (``spot_balls``). Each
    placed ball is then solved again against every ball located by then (CONTACT_SWEEPS times). Balls
    cannot overlap (``separate_overlaps``). A fit to fewer than FEW_EDGES outline
    points (a short arc, such as what is left of a halo ring) is a ball only where its square is full
@@ -257,8 +258,12 @@ CONTACT_RMS_FACTOR = 8.0               # ... or this many times the frame's medi
 CONTACT_FILL = 0.6                     # the square at a placed centre is this full of ball (0.85 lost a black 8 whose
                                        # white disc and neighbours' white on a grey cloth are no foreground: 0.66;
                                        # rendered placed balls otherwise >= 0.89, a false one 0.39)
-SPOT_ROUNDS = 3                        # a grey cloth's ringed rack: rounds of balls placed at its spots
+SPOT_ROUNDS = 3                        # a grey cloth's rack: rounds of balls placed at its spots
                                        # (``spot_balls``: each round's balls are the next one's contacts)
+SPOT_DARK = 0.75                       # ... with no rings (and no JPEG), a spot of the cloth's hue is a ball where its
+                                       # body is darker than this share of the cloth about it (a racked black 8 lit to
+                                       # the cloth's hue by a projector's white light: 0.39-0.77; an empty spot, the
+                                       # cloth in its neighbours' shadow: 0.91-1.24 lit, 0.79-1.15 unlit)
 
 
 @dataclass(frozen=True)
@@ -1023,8 +1028,8 @@ class TableDetector:
             px0 = np.stack([2 * cand[:, 0] + 0.5 + u0, 2 * cand[:, 1] + 0.5 + v0], axis=1)
             det = self.refine(image, pixels_to_table(self.cam, px0, self.R), fill, model, fill_map, blocky(image),
                               bright, plain=plain, vivid=first, fixed=fixed, unlit=light is not None)
-        if ringed and grey and len(det):      # a grey cloth's ringed rack: its balls with no candidate (step 6)
-            det = det.joined(self.spot_balls(image, det, model, fill_map))
+        if grey and len(det) and (ringed or not blocky(image)):     # a grey cloth's rack: balls with no candidate
+            det = det.joined(self.spot_balls(image, det, model, fill_map, ringed))
         # balls of the cloth's own hue (vision.shape_candidates): where no ball was found from colour
         shaped = shape_candidates(half, self.shape_voters, self.allowed, self.r_map,
                                   (det.px - [u0 + 0.5, v0 + 0.5]) / 2, model.chroma, lit, self.r_range)
@@ -1286,14 +1291,16 @@ class TableDetector:
             added = np.zeros_like(added)
         return cpx, rpx, local, added, linear_to_srgb(local - added[:, None]).max(axis=1)
 
-    def spot_balls(self, image: np.ndarray, det: Detections, cloth: ClothModel, fill_map) -> Detections:
-        """The balls of a rack that got no candidate, where halo rings cross a grey cloth (a black ball washed to
-        0.5-0.7 of the cloth by the added light, a white-bodied stripe: of the grey cloth's hue, no foreground), at
-        the spots of the balls ``det`` found in ``image`` (``rack_spots``: touching at least CONTACT_SEEK_MIN of
-        them, on the bed), placed by those contacts (``place_by_contacts``) and kept where their dimmest body
-        samples are unlike ``cloth`` about them (``dim_body_unlike``: an empty spot shows the cloth in its
-        neighbours' shadow and the rings' remnants); the balls kept are the next round's contacts (at most
-        SPOT_ROUNDS). fill_map: as ``refine``'s (the Detections' fill)."""
+    def spot_balls(self, image: np.ndarray, det: Detections, cloth: ClothModel, fill_map, ringed: bool) -> Detections:
+        """The balls of a rack on a grey cloth that got no candidate (under halo rings or a projector's white light
+        a black ball is washed to 0.5-0.7 of the cloth, a white-bodied stripe is of the grey cloth's hue: no
+        foreground), at the spots of the balls ``det`` found in ``image`` (``rack_spots``: touching
+        at least CONTACT_SEEK_MIN of them, on the bed), placed by those contacts (``place_by_contacts``) and kept
+        where their body shows a ball: where the frame is ``ringed``, dimmest body samples unlike ``cloth`` about
+        them (``dim_body_unlike``: an empty spot shows the cloth in its neighbours' shadow and the rings'
+        remnants), else a body of the cloth's hue far darker than it (``dark_body_alike``); the balls kept are
+        the next round's contacts (at most SPOT_ROUNDS). fill_map: as ``refine``'s (the Detections' fill). Not
+        called for a JPEG frame without rings (its gaps, placed from rough neighbours, read 0.48-0.51)."""
         R, out = self.R, _empty()
         for _ in range(SPOT_ROUNDS):
             xy = np.concatenate([det.xy, out.xy])
@@ -1310,7 +1317,7 @@ class TableDetector:
             new = Detections(px=cpx, r_px=rpx, xy=at[placed], rms_px=np.full(k, np.nan), n_edges=np.zeros(k, int),
                              fill=self._fill_at(fill_map, at[placed]), cloth_v=cloth_v, added=added,
                              span=np.zeros(k), anchored=np.zeros(k, bool))
-            new = new.take(dim_body_unlike(image, cpx, rpx, local, level))
+            new = new.take((dim_body_unlike if ringed else dark_body_alike)(image, cpx, rpx, local, level))
             if not len(new):
                 break
             out = out.joined(new)
@@ -1385,6 +1392,18 @@ def dim_body_unlike(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndar
     dim = body_colour(image, centres_px, radii_px, BODY_DIMMEST)
     dim_level = np.linalg.norm(dim, axis=1) / np.maximum(np.linalg.norm(local, axis=1), 1e-12)
     return (hue_angle(dim, local) >= EDGE_CHROMA_DEG) | (dim_level > BRIGHTER) | (level < DARK_LINEAR)
+
+
+def dark_body_alike(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray, local: np.ndarray,
+                    level: np.ndarray) -> np.ndarray:
+    """(M,) bool: a ball placed by its contacts in a rack with no rings is a body of its cloth's hue darker than it:
+    the dimmest BODY_DIMMEST of its 32 body samples (``body_colour`` about centres (M, 2) with outline radii (M,)
+    [px] in a BGR uint8 image) within EDGE_CHROMA_DEG of the local cloth's linear colour (M, 3), and its whole
+    body under SPOT_DARK of it (``level`` (M,): the body's level over the cloth's). Without rings a ball of
+    another colour is foreground and has its own candidate, so a coloured spot is its neighbours' colour on the
+    cloth; the one left is the black 8 that a projector's white light lifts to a grey cloth's hue."""
+    dim = body_colour(image, centres_px, radii_px, BODY_DIMMEST)
+    return (hue_angle(dim, local) < EDGE_CHROMA_DEG) & (level < SPOT_DARK)
 
 
 def used_rays(cam: CameraModel, pts: np.ndarray, used: np.ndarray) -> np.ndarray:

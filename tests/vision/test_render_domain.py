@@ -238,11 +238,12 @@ def test_the_second_search_adds_no_false_ball_where_it_once_did(synthetic_camera
     assert s.found == 19
 
 
-def _hard_rack(sc, seed, leave_out=None):
-    """The bench's hard rack frame of set ``seed`` (``condition_frames(sc, "hard", n, seed - k)``'s frame
-    4 k), with the ball of id ``leave_out`` taken out (its gap left empty) where one is given."""
+def _hard_rack(sc, seed, leave_out=None, condition="hard"):
+    """The bench's rack frame of ``condition`` (hard unless given) and set ``seed`` (``condition_frames(sc,
+    condition, n, seed - k)``'s frame 4 k), with the ball of id ``leave_out`` taken out (its gap left empty)
+    where one is given."""
     rng = np.random.default_rng(seed)
-    d = CONDITIONS["hard"](rng, sc.table)
+    d = CONDITIONS[condition](rng, sc.table)
     st = rack(sc.table, sc.R, rng)
     keep = st.ids != leave_out
     return DomainRenderer(sc, d, seed=0).render(TableState(st.ids[keep], st.pos[keep]), rng)
@@ -273,6 +274,19 @@ def test_a_grey_cloths_ringed_racks_ball_with_no_candidate_is_placed_at_its_spot
     assert s.false == 0
     assert s.found == 15
     assert _score(sc, vision, [_hard_rack(sc, 7, leave_out=8)]).false == 0
+
+
+def test_a_grey_cloths_racked_black_8_under_white_light_is_placed_at_its_spot(synthetic_camera, vision):
+    """Under a projector's white light (no rings) on a grey cloth the racked black 8 is lifted to the cloth's hue
+    and gives no candidate; it is placed at the spot where it touches two touching balls found (``spot_balls``)
+    and kept by its body, of the cloth's hue and darker than SPOT_DARK of it (``dark_body_alike``; 0.52): the
+    bench's lit_sheen seed 5 frame 8 16 of 16 found, measured (15 before), no false ball. The same rack with its
+    8 taken out: the gap's body, the cloth in its neighbours' shadow (0.91 of its level), is refused."""
+    sc, _ = synthetic_camera
+    s = _score(sc, vision, [_hard_rack(sc, 7, condition="lit_sheen")])
+    assert s.false == 0
+    assert s.found == 16
+    assert _score(sc, vision, [_hard_rack(sc, 7, leave_out=8, condition="lit_sheen")]).false == 0
 
 
 def test_a_shrunk_whole_outline_that_the_rho_test_drops_is_searched_again(synthetic_camera, vision):
