@@ -14,6 +14,8 @@ leans out across the rail at the far end (the lens bows the edge); it is refitte
 edge along its whole length (``to_cloth_edges``; docs/vision.md stage 2 gives the figures). Where a whole
 rail, or the room beyond it, is lit into the cloth's colour, that side lies out beyond the rail with its
 corner pockets well inside it; it is moved onto them once the pocket holes are known (``within_pockets``).
+Where a strip of the bed under a projector's light or in shade is not taken for cloth, a side runs down the
+bed with its corner pockets beyond it; it is moved out onto them the same way.
 """
 from __future__ import annotations
 
@@ -46,6 +48,8 @@ SPILL = 3.0            # [ball radii] a side's corner pockets this far inside it
                        # beyond the rail (rendered: 0.7-2.4 where it lies on the cushion line, 5.2-11.5 beyond)
 CORNER_REACH = 2.0     # [ball radii] a corner of the play area has a hole this near it in x and y (its corner
                        # pocket; real frames up to 1.3, rendered 1.5 where no side lies beyond its rail)
+CUT_REACH = 2.0        # [halfways] a cut side's corner pocket lies at most this many times the side's distance to the
+                       # play area's centre beyond it (a side cut halfway across the bed: 1.5)
 POCKET_DEPTH = 1.5     # [ball radii] a side lies this far outside the line through its corner pockets' centres
                        # (the median where it lies on the cushion line)
 
@@ -325,21 +329,26 @@ def within_pockets(poly: np.ndarray, hole: np.ndarray, radius: float) -> np.ndar
     length of that end and less than a quarter of the way across (a side pocket of the next side lies
     halfway). Where they lie more than SPILL radii inside the side, the side becomes the line through them
     (where it runs within SQUARE_DEG of the side; the opposite side's direction through the one pocket where
-    the other end has none: a ball in it) moved out by POCKET_DEPTH radii. A convex hull (no four sides) is
-    kept, and ``poly`` itself is returned where no side moves."""
-    if poly.shape[0] != 4 or all(_hole_near(hole, c, CORNER_REACH * radius) for c in poly):
+    the other end has none: a ball in it) moved out by POCKET_DEPTH radii. A side cut into the bed, with its
+    corner pockets beyond it, is moved out onto them (``_cut_sides``), kept only where every corner of the
+    result then has a hole within CORNER_REACH radii. A convex hull (no four sides) is looked at as its
+    minimum-area rectangle and kept unless a side of that is cut; ``poly`` itself is returned where no side
+    moves."""
+    quad = poly if poly.shape[0] == 4 else cv2.boxPoints(cv2.minAreaRect(poly.astype(np.float32))).astype(float)
+    if all(_hole_near(hole, c, CORNER_REACH * radius) for c in quad):
         return poly                                  # (most frames: a pocket at every corner)
     pockets = pocket_centres(hole, radius)
-    centre = poly.mean(axis=0)
-    length = np.linalg.norm(np.roll(poly, -1, axis=0) - poly, axis=1)
-    d = (np.roll(poly, -1, axis=0) - poly) / length[:, None]
+    centre = quad.mean(axis=0)
+    length = np.linalg.norm(np.roll(quad, -1, axis=0) - quad, axis=1)
+    d = (np.roll(quad, -1, axis=0) - quad) / length[:, None]
     n = np.stack([-d[:, 1], d[:, 0]], axis=1)
-    n *= np.sign(np.sum((centre - poly) * n, axis=1))[:, None]                # inwards
-    s = np.einsum('kj,kmj->km', n, pockets[None] - poly[:, None])              # (side, pocket) [px] inside
-    t = np.einsum('kj,kmj->km', d, pockets[None] - poly[:, None]) / length[:, None]
-    halfway = np.sum((centre - poly) * n, axis=1)                              # [px] to the centre
+    n *= np.sign(np.sum((centre - quad) * n, axis=1))[:, None]                # inwards
+    s = np.einsum('kj,kmj->km', n, pockets[None] - quad[:, None])              # (side, pocket) [px] inside
+    t = np.einsum('kj,kmj->km', d, pockets[None] - quad[:, None]) / length[:, None]
+    halfway = np.sum((centre - quad) * n, axis=1)                              # [px] to the centre
     mine = np.all(s > 0, axis=0) & (s < 0.5 * halfway[:, None])
-    lines, moved = [(poly[k], d[k]) for k in range(4)], False
+    lines = [(quad[k], d[k]) for k in range(4)]
+    moved = set()
     for k in range(4):
         ends = [np.flatnonzero(mine[k] & near) for near in (t[k] < POCKET_END, t[k] > 1 - POCKET_END)]
         ends = [e[np.argmin(s[k, e])] for e in ends if e.size]
@@ -347,9 +356,48 @@ def within_pockets(poly: np.ndarray, hole: np.ndarray, radius: float) -> np.ndar
             continue
         e = d[(k + 2) % 4] if len(ends) == 1 else unit(pockets[ends[1]] - pockets[ends[0]])
         if abs(e @ d[k]) >= np.cos(np.radians(SQUARE_DEG)):
-            lines[k], moved = (pockets[ends[0]] - POCKET_DEPTH * radius * n[k], e), True
-    out = [_intersect(lines[k - 1], lines[k]) for k in range(4)] if moved else [None]
-    return poly if any(c is None for c in out) else np.array(out)
+            lines[k] = (pockets[ends[0]] - POCKET_DEPTH * radius * n[k], e)
+            moved.add(k)
+    out = _corners(lines) if moved else None
+    cut = _cut_sides(lines, moved, pockets, s, t, n, halfway, radius)
+    if cut is not None:
+        cut_out = _corners(cut)
+        if cut_out is not None and all(_hole_near(hole, c, CORNER_REACH * radius) for c in cut_out):
+            return cut_out
+    return poly if out is None or poly.shape[0] != 4 else out
+
+
+def _corners(lines: list) -> np.ndarray | None:
+    """(4, 2) [px] the crossings of four lines (point, direction) in turn round a quadrilateral, or None where
+    two neighbours are nearly parallel."""
+    out = [_intersect(lines[k - 1], lines[k]) for k in range(4)]
+    return None if any(c is None for c in out) else np.array(out)
+
+
+def _cut_sides(lines: list, moved: set, pockets: np.ndarray, s: np.ndarray, t: np.ndarray, n: np.ndarray,
+               halfway: np.ndarray, radius: float) -> list | None:
+    """``within_pockets``' four side lines (point, direction) with each side not yet ``moved`` that is cut into
+    the bed (a strip of lit or shaded cloth not taken for cloth) moved out onto its corner pockets, or None
+    where none is. Such a side has its corner pockets beyond it: at each end the pocket (``pockets`` (M, 2),
+    ``s`` (4, M) [px] inside each side, ``t`` (4, M) along it as a share of its length; ``n`` (4, 2) the
+    inward normals, ``halfway`` (4,) [px] each side's distance to the centre) beyond the side at most CUT_REACH
+    halfways, within POCKET_END of the side's length of that end (before or past it) and nearest that end.
+    With one at each end, the side moves where either lies more than SPILL - POCKET_DEPTH radii beyond it
+    (the line through them, where it runs within SQUARE_DEG of the opposite side); with one only, where it
+    lies SPILL radii beyond (the opposite side's direction through it). The moved line lies POCKET_DEPTH
+    radii out from the pockets, as in ``within_pockets``."""
+    beyond = (s < 0) & (s > -CUT_REACH * halfway[:, None]) & (t > -POCKET_END) & (t < 1 + POCKET_END)
+    lines, cut = list(lines), False
+    for k in (k for k in range(4) if k not in moved):
+        ends = [np.flatnonzero(beyond[k] & near) for near in (t[k] < POCKET_END, t[k] > 1 - POCKET_END)]
+        ends = [e[np.argmin(np.abs(t[k, e] - end))] for e, end in zip(ends, (0, 1)) if e.size]
+        if not ends or min(s[k, ends]) >= -(SPILL - POCKET_DEPTH if len(ends) == 2 else SPILL) * radius:
+            continue
+        across = lines[(k + 2) % 4][1]                                       # (the opposite side, moved or not)
+        e = across if len(ends) == 1 else unit(pockets[ends[1]] - pockets[ends[0]])
+        if abs(e @ across) >= np.cos(np.radians(SQUARE_DEG)):
+            lines[k], cut = (pockets[ends[0]] - POCKET_DEPTH * radius * n[k], e), True
+    return lines if cut else None
 
 
 def _hole_near(hole: np.ndarray, c: np.ndarray, reach: float) -> bool:

@@ -627,3 +627,16 @@ def test_pixel_only_mode_searches_again_with_the_light_under_halo_rings_taken_of
         assert np.linalg.norm(px - centre, axis=1).min() < 1.0
         assert s.found >= found
         assert s.false == 0
+
+
+def test_pixel_only_play_area_reaches_the_pockets_beyond_a_lit_strip(synthetic_camera):
+    """The bench's lit_sheen frame 5 of seed 77 (the second frame of seed 78's set): under a projector's light
+    and a sheen the left half of the bed is not taken for cloth, and the play area is the convex hull of the
+    right half alone. Its left corner pockets lie beyond its left side (``within_pockets``), so that side is moved
+    out onto them: all 12 balls are found (5 before, the left half's balls outside the play area), no false ball."""
+    sc, _ = synthetic_camera
+    f = condition_frames(sc, "lit_sheen", 2, 78)[1]
+    s = Score()
+    s.add(f.truth.ids, f.truth.centre_px, detect_in_pixels(f.image, 12.8).px, None, 6.0)
+    assert s.found == len(f.truth.ids) == 12
+    assert s.false == 0

@@ -283,6 +283,28 @@ def test_a_side_out_beyond_its_lit_rail_is_moved_onto_its_corner_pockets():
     assert region[40, 60:581].all() and not region[:40].any() and not region[321:].any()
 
 
+def test_a_side_cut_into_the_bed_is_moved_out_onto_its_corner_pockets():
+    """Cloth bits of a table (bed and cushions to the cushion backs, six pocket cuts) whose left third is not
+    cloth (a projector's lit strip taken for foreground): the play area's left side runs down the bed, 130 px
+    (16 ball radii) inside the left corner pockets, and its left corners have no hole near them. Both left
+    corner pockets (drawn holes, 9 px; the ball radius 8 px) lie beyond that side: it is moved onto the line
+    through them, 1.5 radii out (x = 58), as a side out beyond its rail is moved in; the new corners lie at
+    the corner pockets, so the move is kept. The other sides stay where they were."""
+    classes = np.full((360, 640), FOREGROUND, np.uint8)
+    classes[40:321, 200:581] = CLOTH
+    for x, y in ((580, 40), (580, 320), (320, 36), (320, 324)):
+        cv2.circle(classes, (x, y), 12, FOREGROUND, -1)
+    hole = np.zeros((360, 640), np.uint8)
+    for x, y in ((70, 50), (570, 50), (70, 310), (570, 310), (320, 32), (320, 328)):
+        cv2.circle(hole, (x, y), 9, 1, -1)
+    poly = area_polygon(classes)
+    assert not area_mask(poly, classes.shape)[52:309, 72:195].any()             # the side down the bed
+    region = area_mask(within_pockets(poly, hole > 0, 8.0), classes.shape)
+    assert region[52:309, 60:581].all()
+    assert not region[:, :56].any() and not region[:, 582:].any()
+    assert region[41:320, 300].all() and not region[:40].any() and not region[321:].any()
+
+
 def test_a_side_fitted_along_half_its_length_is_refitted_to_the_cloth_edge_along_all_of_it():
     """Cloth (1) of a table whose top cushion is cut from the bed by its shadow line along the left
     half (a separate strip), its back bowed 3 px by the lens (barrel: highest in the middle). The
