@@ -572,7 +572,7 @@ def _search_rules(body, ref, local, near, bright, vivid, blocky, alone):
 
 
 def local_cloth(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray,
-                cloth: ClothModel, rings: tuple = LOCAL_RINGS) -> tuple[np.ndarray, np.ndarray]:
+                cloth: ClothModel, rings: tuple = LOCAL_RINGS, pooled: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """((M, 3) the cloth's linear BGR colour about each ball, (M,) the white light added to it in
     linear units) for balls at centres (M, 2) with outline radii (M,) [px] in a BGR uint8 image.
 
@@ -581,12 +581,20 @@ def local_cloth(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray,
     projector's light and sheen change the cloth's colour across the table), where at least LOCAL_MIN
     are; of those rings, the one with the least added light (``added_light``: a projector's halo ring
     round a ball lights one ring, not all; inside a rack only the widest may show cloth). Where no
-    ring shows cloth: ``cloth.linear_colour`` and no added light."""
+    ring shows cloth: ``cloth.linear_colour`` and no added light. ``pooled``: the median (per channel) of
+    the colours of the rings that show cloth instead, and no added light (a grey cloth's: white light only
+    scales its colour, so ``added_light`` is noise there and picks a ring at random, and a white ball's
+    pixels, also grey, pass as cloth: on a rack's nearest ring they can be most of its samples)."""
     hi = _local_white(float(cloth.lit[1]), np.asarray(cloth.light, np.float64).tobytes(),
                       np.asarray(cloth.chroma, np.float64).tobytes())
     colours, found = _ring_cloth(image, LINEAR_LUT, np.asarray(centres_px, np.float64),
                                  np.asarray(radii_px, np.float64), np.array(rings, np.float64), cloth.chroma,
                                  cloth.light, float(cloth.lit[0]), hi, CHROMA_TAN, LOCAL_MIN)
+    if pooled:
+        seen = found.any(axis=0)
+        local = np.tile(np.asarray(cloth.linear_colour, np.float64), (seen.size, 1))
+        local[seen] = np.nanmedian(np.where(found[:, seen, None], colours[:, seen], np.nan), axis=0)
+        return local, np.zeros(seen.size)
     return _least_added(colours, found, added_light(colours, cloth), cloth.linear_colour)
 
 
@@ -1287,8 +1295,9 @@ class TableDetector:
         cpx = table_to_pixels(self.cam, P)
         rpx = mean_radii(sphere_silhouettes(self.cam, P, R, 16), cpx)
         local, added = local_cloth(image, cpx, rpx, cloth)      # (a projector or sheen adds light)
-        if grey_cloth(cloth):
-            added = np.zeros_like(added)
+        if grey_cloth(cloth):       # the cloth's value for identify pooled over the rings (``local_cloth``)
+            pooled = local_cloth(image, cpx, rpx, cloth, pooled=True)[0]
+            return cpx, rpx, local, np.zeros_like(added), linear_to_srgb(pooled).max(axis=1)
         return cpx, rpx, local, added, linear_to_srgb(local - added[:, None]).max(axis=1)
 
     def spot_balls(self, image: np.ndarray, det: Detections, cloth: ClothModel, fill_map, ringed: bool) -> Detections:
