@@ -1040,7 +1040,7 @@ class TableDetector:
             det = det.joined(self.spot_balls(image, det, model, fill_map, ringed))
         # balls of the cloth's own hue (vision.shape_candidates): where no ball was found from colour
         shaped = shape_candidates(half, self.shape_voters, self.allowed, self.r_map,
-                                  (det.px - [u0 + 0.5, v0 + 0.5]) / 2, model.chroma, lit, self.r_range)
+                                  (det.px - [u0 + 0.5, v0 + 0.5]) / 2, model.chroma, lit, self.r_range, grey)
         if shaped.shape[0]:
             if light is not None:
                 image, unlit = self._unlit_near(image, light, shaped, unlit)
@@ -1141,7 +1141,8 @@ class TableDetector:
         bright: the outline search takes a colour this many times brighter than the lit cloth for ball
         (``outline_points``); found: None, or the balls found from colour when these are candidates from
         shape alone (``vision.shape_candidates``): search lines reaching into those balls are dropped, a
-        ball of the cloth's hue is searched for its darker limb (``vision.limbs``), and a ball needs
+        ball of the cloth's hue is searched for its darker limb (``vision.limbs``; on a grey cloth its colour's points kept where
+        the limb finds under FEW_EDGES and the colour SHAPE_MIN_EDGES or more), and a ball needs
         SHAPE_MIN_EDGES outline points and is never placed by its contacts; plain: no light is added to the
         frame's cloth (no projector's lit area, no halo rings): in a JPEG frame (``jpeg_frame``) the last
         fit's outline points move LUMA_BLEND of the way to the luma's half-way step before a final fit; vivid: where
@@ -1158,7 +1159,7 @@ class TableDetector:
         (``on_bed``). unlit: a projector's light was taken off the frame (``unlit``): not JPEG, shrunk fits are
         sought again as on a plain frame, and rough ones as shrunk ones are (``_shrunk_again``)."""
         cam, R = self.cam, self.R
-        cloth_lin = cloth.linear_colour
+        cloth_lin, grey = cloth.linear_colour, grey_cloth(cloth)
         origin = cam.centre
         start = xy.copy()
         alone = found is not None
@@ -1197,17 +1198,9 @@ class TableDetector:
             sunk = limb & (level < DARK_BODY) & ~rows
             limb &= ~sunk
             dark_at = np.where(sunk, level ** (1.0 - SUNK_STEP), DARK_LINEAR)
-            m = np.flatnonzero(~limb)
-            if m.size == len(limb):      # every ball (all but shape candidates of the cloth's hue): no copies
-                pts, valid = outline_points(image, outline, half_width, ref, (it > 0) & ~low, min_step,
-                                            (mask, corner, rows), ball_bright, deg, np.where(own, OUTLINE_LIT, 0.0),
-                                            side, normals, dark_at)
-            else:
-                pts, valid = np.empty_like(outline), np.zeros(outline.shape[:2], bool)
-            if 0 < m.size < len(limb):
-                pts[m], valid[m] = outline_points(image, outline[m], half_width, ref[m], (it > 0) & ~low[m], min_step,
-                                                  (mask, corner, rows[m]), ball_bright[m], deg[m],
-                                                  np.where(own[m], OUTLINE_LIT, 0.0), side, normals[m], dark_at[m])
+            pts, valid = outline_points(image, outline, half_width, ref, (it > 0) & ~low, min_step,
+                                        (mask, corner, rows), ball_bright, deg, np.where(own, OUTLINE_LIT, 0.0),
+                                        side, normals, dark_at)
             lowc = low & ~limb & ~sunk & (unlit and not blocky)
             dark = limb | shaded | sunk | lowc
             if dark.any():       # the darker limb's points (vision.limbs): shape alone, or under halo rings where the
@@ -1219,7 +1212,10 @@ class TableDetector:
                                      np.ascontiguousarray(local[dark]), LIMB_DEPTH, *LIMB_CLOTH, LIMB_INNER)
                 n_own, n_limb = (valid[dark] & ~near[dark]).sum(axis=1), (lv & ~near[dark]).sum(axis=1)
                 low_d = lowc[dark]
-                use = (limb[dark] | (~low_d & (n_own < FEW_EDGES) & (n_limb >= FEW_EDGES))
+                # (on a grey cloth a shape candidate keeps its colour's points where they alone can hold it: its limb
+                # under FEW_EDGES points, its colour SHAPE_MIN_EDGES or more: a pale ball no darker at its limb)
+                use = ((limb[dark] & ((n_limb >= FEW_EDGES) | (n_own < SHAPE_MIN_EDGES) | (not grey)))
+                       | (~low_d & (n_own < FEW_EDGES) & (n_limb >= FEW_EDGES))
                        | (sunk[dark] & (n_limb > n_own)) | (low_d & (n_own >= FEW_EDGES) & (n_limb > n_own)))
                 took = np.flatnonzero(dark)[use]
                 pts[took], valid[took] = lp[use], lv[use]

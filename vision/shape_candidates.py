@@ -10,7 +10,8 @@ PAMI 25(8), Sec. 2; ``symmetry_votes``), at the expected radius from the camera 
 edges of the judged cloth that are not the empty table's own (pocket rims, cushion lines), not in
 a pocket and not of a ball already found from colour, and only near ball-sized clusters of pixels
 dimmer than the lit cloth (a limb and a shadow; a frame without such a cluster away from the
-balls found casts no vote, which keeps the cost down). On the rendered conditions (20 frames
+balls found casts no vote, which keeps the cost down), or on a grey cloth of pixels a little off its
+colour (a pale ball, washed out by a sheen, no darker than the cloth and under the foreground's 5 degrees). On the rendered conditions (20 frames
 each, seeds 5-9) the peaks at balls with no candidate from colour had 3.1-12.8 smoothed votes and
 every other peak (cloth texture, halo-ring remnants, gaps in a rack) at most 2.9-3.2, so a peak
 needs SHAPE_VOTES, times the share of its outline whose edges may vote (a ball frozen on a cushion or in a
@@ -35,23 +36,27 @@ OWN_EDGES = 1.2         # ... and its own edges (its outline and blur) do not vo
 DIM = 0.92              # the edges that vote lie within DIM_REACH ball radii of a ball-sized square holding
 DIM_REACH = 1.5         # DIM_COUNT radii of pixels dimmer than DIM times the lit cloth (8-bit units along its
 DIM_COUNT = 2.0         # colour; a limb at half the cloth's linear level: 0.73; 0.85 lost 2 balls of hard x20)
+SEED_HUE_DEG = 3.0      # ... or of colour further than this from the cloth's (8-bit BGR; a pale ball brighter than its
+                        # grey cloth casts no dim limb: a sheen-washed 4 at 4-5.7 deg, that cloth at most 2.3)
 VOTING_FLOOR = 0.3      # a peak needs SHAPE_VOTES times the share of its outline on pixels that may vote, at least
 RING_SAMPLES = 64       # this share (a ball frozen on a cushion or in a pocket's jaw: 0.3-0.6); the share read at
                         # this many points of the circle of the expected radius
 
 
 @njit(cache=True)
-def _dim(img, voters, near, chroma, bright, share):
+def _dim(img, voters, near, chroma, bright, share, tan2):
     """(h, w) uint8 1 where ``voters`` and ``near`` (h, w) uint8 is 0 (no ball found near) and the brightness
-    along the cloth's colour (chroma (3,), 8-bit BGR units) is below share x the lit cloth's ``bright`` (h, w)
-    (the masks read here, not combined over the frame first)."""
+    along the cloth's colour (chroma (3,) unit, 8-bit BGR units) is below share x the lit cloth's ``bright`` (h, w),
+    or the colour's squared distance off that direction exceeds tan2 times its squared component along it (the
+    masks read here, not combined over the frame first)."""
     h, w = voters.shape
     out = np.zeros((h, w), np.uint8)
     for y in range(h):
         for x in range(w):
             if voters[y, x] and near[y, x] == 0:
-                a = img[y, x, 0] * chroma[0] + img[y, x, 1] * chroma[1] + img[y, x, 2] * chroma[2]
-                if a < share * bright[y, x]:
+                b, g, r = np.float64(img[y, x, 0]), np.float64(img[y, x, 1]), np.float64(img[y, x, 2])
+                a = b * chroma[0] + g * chroma[1] + r * chroma[2]
+                if a < share * bright[y, x] or b * b + g * g + r * r - a * a > tan2 * a * a:
                     out[y, x] = 1
     return out
 
@@ -84,7 +89,7 @@ def _local_peaks(votes, allowed, near, min_votes):
 
 def shape_candidates(img: np.ndarray, voters: np.ndarray, allowed: np.ndarray, radius: np.ndarray,
                      taken: np.ndarray, chroma: np.ndarray, bright: np.ndarray,
-                     r_range: tuple[float, float] | None = None) -> np.ndarray:
+                     r_range: tuple[float, float] | None = None, grey: bool = False) -> np.ndarray:
     """Candidate centres (K, 2) as (u, v) half-resolution pixels of balls that only their shape shows.
 
     img: (h, w, 3) BGR uint8 (the half-resolution crop); voters: (h, w) bool, pixels whose edges may
@@ -92,7 +97,8 @@ def shape_candidates(img: np.ndarray, voters: np.ndarray, allowed: np.ndarray, r
     may be; radius: (h, w) float32 expected ball radius [px]; taken: (M, 2) the balls found from
     colour (u, v); chroma: (3,) the cloth's colour direction, bright: (h, w) its lit brightness along it
     (``vision.cloth.ClothModel``, 8-bit units); r_range: None, or (the least, the largest) of ``radius`` (the
-    detector's, found once per camera: two passes over the map a frame fewer). Edges within OWN_EDGES radii
+    detector's, found once per camera: two passes over the map a frame fewer); grey: the cloth is grey
+    (``vision.cloth.grey_cloth``): pixels more than SEED_HUE_DEG off its colour count as dim ones do. Edges within OWN_EDGES radii
     of a ball found do not vote, nor edges away from dim pixels (module notes), and no candidate is within
     EXPLAINED radii of a ball found. Peaks are 3 x 3 local maxima of the votes with at least SHAPE_VOTES times
     the share of their outline on ``voters`` (``voting_share``, at least VOTING_FLOOR), kept at least 1.3 radii
@@ -105,7 +111,8 @@ def shape_candidates(img: np.ndarray, voters: np.ndarray, allowed: np.ndarray, r
         for (u, v), r in zip(at.tolist(), np.ceil(reach * rs).astype(int).tolist()):
             cv2.circle(near, (u, v), r, value, -1)
     # only about shading: a ball's limb and shadow are dimmer than the lit cloth (the cost is the votes')
-    dim = _dim(img, voters, near, chroma.astype(np.float64), bright, DIM)
+    tan2 = math.tan(math.radians(SEED_HUE_DEG)) ** 2 if grey else np.inf
+    dim = _dim(img, voters, near, chroma.astype(np.float64), bright, DIM, tan2)
     r_min, r = (float(np.min(radius)), float(np.max(radius))) if r_range is None else r_range
     b = 2 * int(np.ceil(r)) + 1      # (a whole-number count reaches DIM_COUNT r where it reaches its ceiling)
     seed = cv2.compare(cv2.boxFilter(dim, cv2.CV_16U, (b, b), normalize=False), math.ceil(DIM_COUNT * r), cv2.CMP_GE)
