@@ -1141,8 +1141,8 @@ class TableDetector:
         bright: the outline search takes a colour this many times brighter than the lit cloth for ball
         (``outline_points``); found: None, or the balls found from colour when these are candidates from
         shape alone (``vision.shape_candidates``): search lines reaching into those balls are dropped, a
-        ball of the cloth's hue is searched for its darker limb (``vision.limbs``; on a grey cloth its colour's points kept where
-        the limb finds under FEW_EDGES and the colour SHAPE_MIN_EDGES or more), and a ball needs
+        ball of the cloth's hue is searched for its darker limb (``vision.limbs``; on a grey cloth its colour's
+        points kept where the limb finds under FEW_EDGES and the colour SHAPE_MIN_EDGES or more), and a ball needs
         SHAPE_MIN_EDGES outline points and is never placed by its contacts; plain: no light is added to the
         frame's cloth (no projector's lit area, no halo rings): in a JPEG frame (``jpeg_frame``) the last
         fit's outline points move LUMA_BLEND of the way to the luma's half-way step before a final fit; vivid: where

@@ -11,13 +11,14 @@ edges of the judged cloth that are not the empty table's own (pocket rims, cushi
 a pocket and not of a ball already found from colour, and only near ball-sized clusters of pixels
 dimmer than the lit cloth (a limb and a shadow; a frame without such a cluster away from the
 balls found casts no vote, which keeps the cost down), or on a grey cloth of pixels a little off its
-colour (a pale ball, washed out by a sheen, no darker than the cloth and under the foreground's 5 degrees). On the rendered conditions (20 frames
-each, seeds 5-9) the peaks at balls with no candidate from colour had 3.1-12.8 smoothed votes and
-every other peak (cloth texture, halo-ring remnants, gaps in a rack) at most 2.9-3.2, so a peak
-needs SHAPE_VOTES, times the share of its outline whose edges may vote (a ball frozen on a cushion or in a
-pocket's jaw loses the votes of the part on the table's own edges). Each candidate is only a starting
-point: ``vision.detect`` fits it beside the balls found (its outline on its darker limb, ``vision.limbs``)
-and keeps it only with SHAPE_MIN_EDGES outline points, so that no edge of the table becomes a ball.
+colour (a pale ball, washed out by a sheen, no darker than the cloth and under the foreground's 5 degrees).
+On the rendered conditions (20 frames each, seeds 5-9) the peaks at balls with no candidate from colour
+had 3.1-12.8 smoothed votes and every other peak (cloth texture, halo-ring remnants, gaps in a rack) at most
+2.9-3.2, so a peak needs SHAPE_VOTES, times the share of its outline whose edges may vote (a ball frozen
+on a cushion or in a pocket's jaw loses the votes of the part on the table's own edges). Each candidate is
+only a starting point: ``vision.detect`` fits it beside the balls found (its outline on its darker limb,
+``vision.limbs``) and keeps it only with SHAPE_MIN_EDGES outline points, so that no edge of the table becomes
+a ball.
 """
 from __future__ import annotations
 
@@ -98,11 +99,11 @@ def shape_candidates(img: np.ndarray, voters: np.ndarray, allowed: np.ndarray, r
     colour (u, v); chroma: (3,) the cloth's colour direction, bright: (h, w) its lit brightness along it
     (``vision.cloth.ClothModel``, 8-bit units); r_range: None, or (the least, the largest) of ``radius`` (the
     detector's, found once per camera: two passes over the map a frame fewer); grey: the cloth is grey
-    (``vision.cloth.grey_cloth``): pixels more than SEED_HUE_DEG off its colour count as dim ones do. Edges within OWN_EDGES radii
-    of a ball found do not vote, nor edges away from dim pixels (module notes), and no candidate is within
-    EXPLAINED radii of a ball found. Peaks are 3 x 3 local maxima of the votes with at least SHAPE_VOTES times
-    the share of their outline on ``voters`` (``voting_share``, at least VOTING_FLOOR), kept at least 1.3 radii
-    apart (stronger first)."""
+    (``vision.cloth.grey_cloth``): pixels more than SEED_HUE_DEG off its colour count as dim ones do. Edges
+    within OWN_EDGES radii of a ball found do not vote, nor edges away from dim pixels (module notes), and no
+    candidate is within EXPLAINED radii of a ball found. Peaks are 3 x 3 local maxima of the votes with at least
+    SHAPE_VOTES times the share of their outline on ``voters`` (``voting_share``, at least VOTING_FLOOR), kept at
+    least 1.3 radii apart (stronger first)."""
     h, w = voters.shape
     near = np.zeros((h, w), np.uint8)           # 2: its own edges, 1: too near it for another ball
     at = np.rint(taken).astype(np.intp).reshape(-1, 2)

@@ -238,7 +238,7 @@ def test_the_second_search_adds_no_false_ball_where_it_once_did(synthetic_camera
     assert s.found == 19
 
 
-def _hard_rack(sc, seed, leave_out=None, condition="hard"):
+def _rack_frame(sc, seed, leave_out=None, condition="hard"):
     """The bench's rack frame of ``condition`` (hard unless given) and set ``seed`` (``condition_frames(sc,
     condition, n, seed - k)``'s frame 4 k), with the ball of id ``leave_out`` taken out (its gap left empty)
     where one is given."""
@@ -257,10 +257,10 @@ def test_a_ringed_racks_inner_balls_are_placed_against_the_first_searchs_balls(s
     its 1 taken out: its gap, crossed by its neighbours' rings, is refused (a body unlike the cloth in its
     dimmest samples, ``added_kept``); judged on all its samples it was a false ball 1 mm from the gap."""
     sc, _ = synthetic_camera
-    s = _score(sc, vision, [_hard_rack(sc, 78)])
+    s = _score(sc, vision, [_rack_frame(sc, 78)])
     assert s.false == 0
     assert s.found == 15
-    assert _score(sc, vision, [_hard_rack(sc, 5, leave_out=1)]).false == 0
+    assert _score(sc, vision, [_rack_frame(sc, 5, leave_out=1)]).false == 0
 
 
 def test_a_grey_cloths_ringed_racks_ball_with_no_candidate_is_placed_at_its_spot(synthetic_camera, vision):
@@ -270,10 +270,10 @@ def test_a_grey_cloths_ringed_racks_ball_with_no_candidate_is_placed_at_its_spot
     before). The same rack with its 8 taken out: a spot lies on the gap, refused by its body (the cloth in its
     neighbours' shadow and the rings' remnants, 1.4 degrees from the cloth in its dimmest samples)."""
     sc, _ = synthetic_camera
-    s = _score(sc, vision, [_hard_rack(sc, 7)])
+    s = _score(sc, vision, [_rack_frame(sc, 7)])
     assert s.false == 0
     assert s.found == 15
-    assert _score(sc, vision, [_hard_rack(sc, 7, leave_out=8)]).false == 0
+    assert _score(sc, vision, [_rack_frame(sc, 7, leave_out=8)]).false == 0
 
 
 def test_a_grey_cloths_racked_black_8_under_white_light_is_placed_at_its_spot(synthetic_camera, vision):
@@ -283,10 +283,10 @@ def test_a_grey_cloths_racked_black_8_under_white_light_is_placed_at_its_spot(sy
     bench's lit_sheen seed 5 frame 8 16 of 16 found, measured (15 before), no false ball. The same rack with its
     8 taken out: the gap's body, the cloth in its neighbours' shadow (0.91 of its level), is refused."""
     sc, _ = synthetic_camera
-    s = _score(sc, vision, [_hard_rack(sc, 7, condition="lit_sheen")])
+    s = _score(sc, vision, [_rack_frame(sc, 7, condition="lit_sheen")])
     assert s.false == 0
     assert s.found == 16
-    assert _score(sc, vision, [_hard_rack(sc, 7, leave_out=8, condition="lit_sheen")]).false == 0
+    assert _score(sc, vision, [_rack_frame(sc, 7, leave_out=8, condition="lit_sheen")]).false == 0
 
 
 def test_a_shrunk_whole_outline_that_the_rho_test_drops_is_searched_again(synthetic_camera, vision):

@@ -194,7 +194,8 @@ def test_a_pale_ball_brighter_than_a_grey_cloth_gets_a_candidate_from_its_shape(
     assert np.linalg.norm(found[0] - centre) <= 1.0
     for other in (cloth, tuple(1.06 * np.array(cloth))):
         plain = _pale_ball(70, 120, centre, 6.4, cloth, other, np.random.default_rng(6), 2.0)
-        assert shape_candidates(plain, voters, allowed, radius, np.zeros((0, 2)), chroma, bright, grey=True).shape[0] == 0
+        none = shape_candidates(plain, voters, allowed, radius, np.zeros((0, 2)), chroma, bright, grey=True)
+        assert none.shape[0] == 0
     assert shape_candidates(img, voters, allowed, radius, np.zeros((0, 2)), chroma, bright).shape[0] == 0   # not grey
 
 
