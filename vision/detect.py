@@ -572,30 +572,44 @@ def _search_rules(body, ref, local, near, bright, vivid, blocky, alone):
 
 
 def local_cloth(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray,
-                cloth: ClothModel, rings: tuple = LOCAL_RINGS, pooled: bool = False) -> tuple[np.ndarray, np.ndarray]:
+                cloth: ClothModel, rings: tuple = LOCAL_RINGS) -> tuple[np.ndarray, np.ndarray]:
     """((M, 3) the cloth's linear BGR colour about each ball, (M,) the white light added to it in
-    linear units) for balls at centres (M, 2) with outline radii (M,) [px] in a BGR uint8 image.
+    linear units) for balls at centres (M, 2) with outline radii (M,) [px] in a BGR uint8 image:
+    ``least_added_cloth`` of ``ring_colours``."""
+    return least_added_cloth(*ring_colours(image, centres_px, radii_px, cloth, rings), cloth)
 
-    On each ring ``rings`` outline radii out, the median of the 16 samples that are cloth-coloured
-    (``vision.cloth``'s lit wedge, with white light added up to LOCAL_WHITE of the way to white: a
-    projector's light and sheen change the cloth's colour across the table), where at least LOCAL_MIN
-    are; of those rings, the one with the least added light (``added_light``: a projector's halo ring
-    round a ball lights one ring, not all; inside a rack only the widest may show cloth). Where no
-    ring shows cloth: ``cloth.linear_colour`` and no added light. ``pooled``: the median (per channel) of
-    the colours of the rings that show cloth instead, and no added light (a grey cloth's: white light only
-    scales its colour, so ``added_light`` is noise there and picks a ring at random, and a white ball's
-    pixels, also grey, pass as cloth: on a rack's nearest ring they can be most of its samples)."""
+
+def ring_colours(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray,
+                 cloth: ClothModel, rings: tuple = LOCAL_RINGS) -> tuple[np.ndarray, np.ndarray]:
+    """((K, M, 3) linear BGR, (K, M) bool): on each of the K rings ``rings`` outline radii out about balls at
+    centres (M, 2) with outline radii (M,) [px] in a BGR uint8 image, the median of the 16 samples that are
+    cloth-coloured (``vision.cloth``'s lit wedge, with white light added up to LOCAL_WHITE of the way to white:
+    a projector's light and sheen change the cloth's colour across the table), and whether at least
+    LOCAL_MIN are (the colour is meaningless where not)."""
     hi = _local_white(float(cloth.lit[1]), np.asarray(cloth.light, np.float64).tobytes(),
                       np.asarray(cloth.chroma, np.float64).tobytes())
-    colours, found = _ring_cloth(image, LINEAR_LUT, np.asarray(centres_px, np.float64),
-                                 np.asarray(radii_px, np.float64), np.array(rings, np.float64), cloth.chroma,
-                                 cloth.light, float(cloth.lit[0]), hi, CHROMA_TAN, LOCAL_MIN)
-    if pooled:
-        seen = found.any(axis=0)
-        local = np.tile(np.asarray(cloth.linear_colour, np.float64), (seen.size, 1))
-        local[seen] = np.nanmedian(np.where(found[:, seen, None], colours[:, seen], np.nan), axis=0)
-        return local, np.zeros(seen.size)
+    return _ring_cloth(image, LINEAR_LUT, np.asarray(centres_px, np.float64), np.asarray(radii_px, np.float64),
+                       np.array(rings, np.float64), cloth.chroma, cloth.light, float(cloth.lit[0]), hi, CHROMA_TAN,
+                       LOCAL_MIN)
+
+
+def least_added_cloth(colours: np.ndarray, found: np.ndarray, cloth: ClothModel) -> tuple[np.ndarray, np.ndarray]:
+    """((M, 3) linear BGR, (M,) linear units) of ``ring_colours``' rings (colours (K, M, 3), found (K, M)) the
+    one with the least added light (``added_light``: a projector's halo ring round a ball lights one ring, not
+    all; inside a rack only the widest may show cloth), and that light; ``cloth.linear_colour`` and no added
+    light where no ring shows cloth."""
     return _least_added(colours, found, added_light(colours, cloth), cloth.linear_colour)
+
+
+def pooled_cloth(colours: np.ndarray, found: np.ndarray, cloth: ClothModel) -> np.ndarray:
+    """(M, 3) linear BGR: the median (per channel) of ``ring_colours``' rings that show cloth (colours
+    (K, M, 3), found (K, M)), ``cloth.linear_colour`` where none does. For a grey cloth: white light only scales
+    its colour, so ``added_light`` is noise there and picks a ring at random, and a white ball's pixels, also
+    grey, pass as cloth (on a rack's nearest ring they can be most of its samples)."""
+    seen = found.any(axis=0)
+    local = np.tile(np.asarray(cloth.linear_colour, np.float64), (seen.size, 1))
+    local[seen] = np.nanmedian(np.where(found[:, seen, None], colours[:, seen], np.nan), axis=0)
+    return local
 
 
 @functools.lru_cache(maxsize=16)
@@ -1284,16 +1298,17 @@ class TableDetector:
     def _about(self, image: np.ndarray, xy: np.ndarray, cloth: ClothModel):
         """(centres (M, 2) [px], outline radii (M,) [px], the local cloth's linear BGR colour (M, 3) and the white
         light added to it (M,) (``local_cloth``; none on a grey cloth, whose colour white light only scales:
-        identify reads it off each ball), the cloth's 8-bit value without that light (M,)) of balls at table
-        positions xy (M, 2) [m] in ``image`` over ``cloth``."""
+        identify reads it off each ball), the cloth's 8-bit value without that light (M,); on a grey cloth that of
+        the rings' pooled colour, ``pooled_cloth``) of balls at table positions xy (M, 2) [m] in ``image`` over
+        ``cloth``."""
         R = self.R
         P = np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1)
         cpx = table_to_pixels(self.cam, P)
         rpx = mean_radii(sphere_silhouettes(self.cam, P, R, 16), cpx)
-        local, added = local_cloth(image, cpx, rpx, cloth)      # (a projector or sheen adds light)
-        if grey_cloth(cloth):       # the cloth's value for identify pooled over the rings (``local_cloth``)
-            pooled = local_cloth(image, cpx, rpx, cloth, pooled=True)[0]
-            return cpx, rpx, local, np.zeros_like(added), linear_to_srgb(pooled).max(axis=1)
+        rings = ring_colours(image, cpx, rpx, cloth)
+        local, added = least_added_cloth(*rings, cloth)          # (a projector or sheen adds light)
+        if grey_cloth(cloth):       # the cloth's value for identify pooled over the rings
+            return cpx, rpx, local, np.zeros_like(added), linear_to_srgb(pooled_cloth(*rings, cloth)).max(axis=1)
         return cpx, rpx, local, added, linear_to_srgb(local - added[:, None]).max(axis=1)
 
     def spot_balls(self, image: np.ndarray, det: Detections, cloth: ClothModel, fill_map, ringed: bool) -> Detections:

@@ -79,7 +79,7 @@ def test_a_grey_cloths_added_light_is_left_to_the_balls(synthetic_camera, vision
     Identification gets no added light from it (``Detections.added`` 0), every ball's cloth at least
     half the median ball's (none black), and reads the light off each ball (``ball_readings``): at
     least 10 of the balls named right (7 before). Since the 8 is found at its spot (``spot_balls``) all 16 are,
-    and with the cloth's value pooled over the rings (``local_cloth``) all 16 are named right (11 with the ring
+    and with the cloth's value pooled over the rings (``pooled_cloth``) all 16 are named right (11 with the ring
     of least added light: two balls' cloth read 252, white balls' pixels on it, against 132-154 beside the rest)."""
     sc, _ = synthetic_camera
     rng = np.random.default_rng(2)
