@@ -335,7 +335,7 @@ def within_pockets(poly: np.ndarray, hole: np.ndarray, radius: float) -> np.ndar
     minimum-area rectangle and kept unless a side of that is cut; ``poly`` itself is returned where no side
     moves."""
     quad = poly if poly.shape[0] == 4 else cv2.boxPoints(cv2.minAreaRect(poly.astype(np.float32))).astype(float)
-    if all(_hole_near(hole, c, CORNER_REACH * radius) for c in quad):
+    if _at_pockets(quad, hole, radius):
         return poly                                  # (most frames: a pocket at every corner)
     pockets = pocket_centres(hole, radius)
     centre = quad.mean(axis=0)
@@ -358,13 +358,18 @@ def within_pockets(poly: np.ndarray, hole: np.ndarray, radius: float) -> np.ndar
         if abs(e @ d[k]) >= np.cos(np.radians(SQUARE_DEG)):
             lines[k] = (pockets[ends[0]] - POCKET_DEPTH * radius * n[k], e)
             moved.add(k)
-    out = _corners(lines) if moved else None
     cut = _cut_sides(lines, moved, pockets, s, t, n, halfway, radius)
-    if cut is not None:
-        cut_out = _corners(cut)
-        if cut_out is not None and all(_hole_near(hole, c, CORNER_REACH * radius) for c in cut_out):
-            return cut_out
-    return poly if out is None or poly.shape[0] != 4 else out
+    out = None if cut is None else _corners(cut)
+    if out is not None and _at_pockets(out, hole, radius):
+        return out
+    out = _corners(lines) if moved and poly.shape[0] == 4 else None
+    return poly if out is None else out
+
+
+def _at_pockets(corners: np.ndarray, hole: np.ndarray, radius: float) -> bool:
+    """Whether every one of the corners (4, 2) [px] has a pixel of ``hole`` (h, w) bool within CORNER_REACH ball
+    radii (``radius`` [px]) in x and in y: its corner pocket."""
+    return all(_hole_near(hole, c, CORNER_REACH * radius) for c in corners)
 
 
 def _corners(lines: list) -> np.ndarray | None:
