@@ -164,7 +164,8 @@ LOCAL_WHITE = 0.85                     # ... as the cloth's colour with white li
 LOCAL_MIN = 4                          # ... from at least this many of 16 cloth-coloured samples
 OUTLINE_RINGS = (2.0, 3.0)             # ... of these rings for its outline search (the widest reaches a less lit part)
 OUTLINE_LIT = 0.2                      # ... taking its colour with white light added up to this share of the way to
-                                       # white for cloth (hard x20 67.3 -> 71.4 %, 2.01 -> 1.58 mm; 0.5 lost sheen balls)
+                                       # white for cloth (hard x20 67.3 -> 71.4 %, 2.01 -> 1.58 mm; 0.5 lost sheen balls);
+                                       # so is the frame's cloth where a projector's light is taken off (a sheen)
 LOCAL_OWN_DEG = 3.0                    # a ball whose local cloth is this far from the frame's uses its own
 RMS_MAX_PX = 0.6                       # a ball's outline fits its sphere (circle) to this RMS [px] near a pocket ...
 RMS_MAX_SHARE = 0.055                  # ... and to this share of its outline radius elsewhere (JPEG blocks
@@ -1171,7 +1172,10 @@ class TableDetector:
         table positions (K, 2) [m] of balls found before (the first search's, in the second search under halo
         rings): a candidate may be placed by its contacts with them too (``place_by_contacts``), not beyond the bed
         (``on_bed``). unlit: a projector's light was taken off the frame (``unlit``): not JPEG, shrunk fits are
-        sought again as on a plain frame, and rough ones as shrunk ones are (``_shrunk_again``)."""
+        sought again as on a plain frame, and rough ones as shrunk ones are (``_shrunk_again``), and every outline is
+        sought against a cloth with white light up to OUTLINE_LIT of the way to white, as a ball's own local cloth is
+        (the light's model holds no sheen, so a sheen's white is left on; in a ball's shadow, where the cloth is dimmer
+        and the white is not, it reads 10-25 deg from the cloth's colour: no search line's outer end was cloth)."""
         cam, R = self.cam, self.R
         cloth_lin, grey = cloth.linear_colour, grey_cloth(cloth)
         origin = cam.centre
@@ -1212,8 +1216,9 @@ class TableDetector:
             sunk = limb & (level < DARK_BODY) & ~rows
             limb &= ~sunk
             dark_at = np.where(sunk, level ** (1.0 - SUNK_STEP), DARK_LINEAR)
+            lit_share = np.where(own | unlit, OUTLINE_LIT, 0.0)       # (light taken off: a sheen's white left on)
             pts, valid = outline_points(image, outline, half_width, ref, (it > 0) & ~low, min_step,
-                                        (mask, corner, rows), ball_bright, deg, np.where(own, OUTLINE_LIT, 0.0),
+                                        (mask, corner, rows), ball_bright, deg, lit_share,
                                         side, normals, dark_at)
             lowc = low & ~limb & ~sunk & (unlit and not blocky)
             dark = limb | shaded | sunk | lowc
