@@ -1106,7 +1106,8 @@ class TableDetector:
         return px[:M * N_RAYS].reshape(M, N_RAYS, 2), px[M * N_RAYS:]
 
     def _shrunk_again(self, image: np.ndarray, xy: np.ndarray, rho: np.ndarray, rms: np.ndarray, tw: np.ndarray,
-                      prior: float, cloth: ClothModel, min_step: float, under: float, rough: bool) -> None:
+                      prior: float, cloth: ClothModel, min_step: float, under: float, rough: bool,
+                      blocky: bool) -> None:
         """Search again, in place, the fits (xy (M, 2) [m], rho (M,) [m], rms (M,) [px], tw (M, N_RAYS) ray
         weights) whose outline lies inside their ball on one side: a stripe of about the cloth's colour is
         read as cloth, so on that side the outline found is the white cap's edge. Those are a whole outline
@@ -1118,8 +1119,9 @@ class TableDetector:
         RMS_MAX_SHARE of its radius, whose new fit is kept only where it is smoother. Their outline is sought at
         the prior radius about the fit, SEARCH_WIDTHS[0] either side, a colour EDGE_MIN_DEG from the local cloth
         taken for ball (as for a ball of the cloth's hue), and on a grey cloth (``grey_cloth``: a white cap has
-        its hue) a colour BRIGHT_LINEAR times brighter than the local cloth too, and the sphere refitted with
-        the prior."""
+        its hue) a colour BRIGHT_LINEAR times brighter than the local cloth too; where ``blocky`` (JPEG: chroma
+        smeared across the stripe) a ray that search misses takes its darker limb's point (``vision.limbs``); the
+        sphere is refitted with the prior."""
         rays = (tw > 0.5).sum(axis=1)
         shrunk = (rays >= WHOLE_SHARE * N_RAYS) & (rho < under)
         if not (rough or shrunk.any()):
@@ -1135,6 +1137,11 @@ class TableDetector:
         local, _ = local_cloth(image, cpx[m], rpx[m], cloth, OUTLINE_RINGS)
         pts, valid = outline_points(image, outline[m], SEARCH_WIDTHS[0], local, True, min_step, (mask, corner, rows),
                                     BRIGHT_LINEAR if grey_cloth(cloth) else np.inf, EDGE_MIN_DEG)
+        if blocky:       # JPEG: its chroma smeared across a stripe of the cloth's colour, a ray the colour misses
+            lp, lv = limb_points(image, LINEAR_LUT, outline[m], outline_normals(outline[m]), float(SEARCH_WIDTHS[0]),
+                                 EDGE_STEP, np.ascontiguousarray(local), LIMB_DEPTH, *LIMB_CLOTH, LIMB_INNER)
+            add = lv & ~valid       # ... takes its darker limb's point (vision.limbs)
+            pts[add], valid[add] = lp[add], True
         used = valid & ~near
         px_per_m = cam.K[0, 0] / np.linalg.norm(np.concatenate([xy[m], np.full((m.size, 1), R)], axis=1)
                                                 - cam.centre, axis=1)
@@ -1267,7 +1274,7 @@ class TableDetector:
         # an outline found inside the ball on one side (a stripe of the cloth's colour); under halo rings or JPEG
         # only where the fit would be dropped for its rho; rough too under a projector's light taken off
         under = SHRUNK * prior if (plain or unlit) and not blocky else min(SHRUNK * prior, (1 - RHO_TOLERANCE) * R)
-        self._shrunk_again(image, xy, rho, rms, tw, prior, cloth, min_step, under, unlit and not blocky)
+        self._shrunk_again(image, xy, rho, rms, tw, prior, cloth, min_step, under, unlit and not blocky, blocky)
         n_edges = (tw > 0.5).sum(axis=1)
         P = np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1)
         r_now = R * cam.K[0, 0] / np.linalg.norm(P - origin, axis=1)      # outline radius [px], about
