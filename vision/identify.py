@@ -11,7 +11,8 @@ all white, the 8 mostly black.
 Each ball gets a cost for every id (squared distances to the id's prototype, from the colours in
 ``vision.balls``); ids are then assigned jointly (each id at most once, Hungarian method,
 ``scipy.optimize.linear_sum_assignment``). The hue is the sharper colour cue (SIGMA_HUE): the
-brightness relative to the cloth moves with the cloth's own colour. The cue ball must also be
+brightness relative to the cloth moves with the cloth's own colour, so it is read over the frame's gain
+(``_brightness_gain``: the balls' median ratio to the colours their hues name). The cue ball must also be
 bright (CUE_MIN_V: an 8 under a sheen reads all unsaturated, like the cue, but grey), the 8 shows
 little colour (EIGHT_MAX_COLOUR: else a coloured ball read badly takes a missed 8's id), white spread
 wide under a stripe's least white is no sign of caps, and a
@@ -27,6 +28,7 @@ balls (``vision.halo_rings``) are left out of both.
 """
 from __future__ import annotations
 
+import dataclasses
 import functools
 import math
 from dataclasses import dataclass
@@ -79,6 +81,8 @@ EIGHT_MAX_COLOUR = 0.3    # the 8's coloured share at most (0.29: the hard condi
 SIGMA_EIGHT_COLOUR = 0.06 # ... and beyond, a steep fall (a ball plainly coloured is no 8, as a coloured id pays
                           # about 500 for a ball with no hue): else a coloured ball read badly takes a missed 8's id
 STRIPE_MIN_SPREAD = 0.28  # white spread of a stripe's caps at least
+GAIN_MIN_BALLS = 3        # the frame's brightness gain (``_brightness_gain``) from at least this many balls ...
+GAIN_MIN_COLOUR = 0.3     # ... each at least this share coloured (a stripe seen from its cap reads a few pixels)
 KEEP_MIN = 0.3            # a ball with under this share of its sample points off halo rings keeps this share of them
 OWN_LIGHT_PCT = 5.0       # percentile of a ball's darkest channel (linear) taken for the light added on it:
                           # within +-0.025 of the rendered light on 90 % of the solids, stripes and 8s of the
@@ -357,8 +361,27 @@ def _colour_cost(f: BallFeatures, hue: float, rel_v: float) -> np.ndarray:
 
 def id_costs(f: BallFeatures, own: BallFeatures | None = None) -> np.ndarray:
     """(M, 16) cost (like -2 log likelihood) of each ball being each id: the cue ball's from ``f``,
-    every other id's from ``own`` (the balls read under their own light, ``ball_readings``; None: ``f``)."""
+    every other id's from ``own`` (the balls read under their own light, ``ball_readings``; None: ``f``); the
+    coloured ids' over the reading's brightness gain (``_brightness_gain``)."""
     return np.concatenate([_costs(f, range(1)), _costs(f if own is None else own, range(1, 16))], axis=1)
+
+
+def _brightness_gain(f: BallFeatures) -> float:
+    """The frame's gain of the coloured balls' brightness over the cloth (rel_v) against the prototypes': the
+    median ratio of each ball's rel_v to the rel_v of the colour its hue is nearest, over the balls at least
+    GAIN_MIN_COLOUR coloured whose nearest colour is not red or maroon (one hue: their brightness is what tells
+    them apart); 1.0 from fewer than GAIN_MIN_BALLS. rel_v is a ball's brightness over the lit cloth's beside it,
+    so a cloth darker in its brightest channel than the prototypes' green (a burgundy cloth under a sheen: 1.2-1.4)
+    scales every colour's, and a red read 6.8 sigma bright cost more as red than as orange, 12 hue units off."""
+    protos = _colour_prototypes(extra=False)
+    names = [n for n in protos if n not in ("red", "maroon")]
+    hue, rel_v = np.array([protos[n] for n in protos]).T
+    ok = np.isfinite(f.hue) & np.isfinite(f.rel_v) & (np.nan_to_num(f.colour, nan=0.0) >= GAIN_MIN_COLOUR)
+    near = np.argmin(_hue_dist(np.nan_to_num(f.hue)[:, None], hue[None]), axis=1)
+    ok &= np.isin(np.array(list(protos))[near], names)
+    if ok.sum() < GAIN_MIN_BALLS:
+        return 1.0
+    return float(np.median(f.rel_v[ok] / rel_v[near[ok]]))
 
 
 def _costs(f: BallFeatures, ids) -> np.ndarray:
@@ -401,7 +424,8 @@ def _costs(f: BallFeatures, ids) -> np.ndarray:
     coloured = [col for col, cls in enumerate(classes) if cls in ("solid", "stripe")]
     if coloured:                # every colour's cost at once: (M, 1) readings against (K,) prototypes
         hue, rel_v = np.array([protos[COLOUR_NAMES[ids[c] if ids[c] < 8 else ids[c] - 8]] for c in coloured]).T
-        cost[:, coloured] += _colour_cost(f[:, None], hue, rel_v)
+        read = dataclasses.replace(f, rel_v=f.rel_v / _brightness_gain(f))     # (the frame's gain taken off)
+        cost[:, coloured] += _colour_cost(read[:, None], hue, rel_v)
     return cost
 
 
