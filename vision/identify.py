@@ -67,6 +67,8 @@ SNOOKER_RED_BROWN = 0.5   # ... the side of pure red: a red is crimson (magenta 
 # prototype spreads (one standard deviation) of the features, for the costs
 SIGMA_HUE = 4.0           # OpenCV hue units (0-180); red / orange / maroon sit 11 apart (rel_v moves with the cloth)
 SIGMA_REL_V = 0.18
+REL_V_MAX_OFF = 1.0       # an id's rel_v cost counts at most this far off (as no reading, NaN): a brightness further
+                          # off every colour tells none apart (a white-heavy stripe's under its own light, dark cloth)
 SIGMA_WHITE = 0.12
 SIGMA_BLACK = 0.12
 SIGMA_SPREAD = 0.05
@@ -197,7 +199,9 @@ def ball_readings(image: np.ndarray, px: np.ndarray, r_px: np.ndarray, cloth_v: 
     of the kept points, linear) is the white light added there: the second reading takes off the
     larger of that and ``added`` (the cloth's estimate misses light on a cloth whose lit and unlit
     parts the cloth model cannot tell apart, or a grey cloth's), and reads the cloth's value with the
-    same light off. It is no reading of the cue ball, all white: its darkest channel is its white."""
+    same light off. It is no reading of the cue ball, all white: its darkest channel is its white; nor of a
+    stripe seen mostly white on a dark cloth: a darkest channel above the lit cloth's brightest beside the ball
+    is no light added (that would leave the cloth nothing), so there only ``added`` is taken off."""
     if px.shape[0] == 0:
         f = ball_features(image, px, r_px, cloth_v)
         return f, f
@@ -207,8 +211,9 @@ def ball_readings(image: np.ndarray, px: np.ndarray, r_px: np.ndarray, cloth_v: 
     darkest = np.minimum(np.minimum(pix[..., 0], pix[..., 1]), pix[..., 2])     # (pix.min(axis=2) along the short
     # last axis: 0.16 against 0.008 ms for 16 balls on a loaded core)
     own = _quantile(darkest, LINEAR_LUT, keep, OWN_LIGHT_PCT / 100.0)
-    light = np.maximum(own, added)
-    cloth = srgb_to_linear(cloth_v) + added - light                   # the cloth's brightest channel
+    lit = srgb_to_linear(cloth_v) + added                             # the lit cloth's brightest channel
+    light = np.where(own < lit, np.maximum(own, added), added)
+    cloth = lit - light
     cloth_own = linear_to_srgb(np.maximum(cloth, 0.0))
     M = px.shape[0]
     both = _features(np.concatenate([pix, pix]), np.concatenate([off, off]), np.concatenate([r_px, r_px]),
@@ -353,9 +358,11 @@ def _colour_prototypes(extra: bool, ball_set: str = "pool") -> dict[str, tuple[f
     return protos
 
 
-def _colour_cost(f: BallFeatures, hue: float, rel_v: float) -> np.ndarray:
+def _colour_cost(f: BallFeatures, hue: float, rel_v: float, max_off: float = np.inf) -> np.ndarray:
+    """Cost of readings f against a colour (hue, rel_v): squared sigma distances, rel_v counted at most
+    max_off off (a NaN as 1.0 off)."""
     dh = np.where(np.isnan(f.hue), 90.0, _hue_dist(f.hue, hue))
-    dv = np.where(np.isnan(f.rel_v), 1.0, f.rel_v - rel_v)
+    dv = np.where(np.isnan(f.rel_v), 1.0, np.clip(f.rel_v - rel_v, -max_off, max_off))
     return (dh / SIGMA_HUE) ** 2 + (dv / SIGMA_REL_V) ** 2
 
 
@@ -425,7 +432,7 @@ def _costs(f: BallFeatures, ids) -> np.ndarray:
     if coloured:                # every colour's cost at once: (M, 1) readings against (K,) prototypes
         hue, rel_v = np.array([protos[COLOUR_NAMES[ids[c] if ids[c] < 8 else ids[c] - 8]] for c in coloured]).T
         read = dataclasses.replace(f, rel_v=f.rel_v / _brightness_gain(f))     # (the frame's gain taken off)
-        cost[:, coloured] += _colour_cost(read[:, None], hue, rel_v)
+        cost[:, coloured] += _colour_cost(read[:, None], hue, rel_v, REL_V_MAX_OFF)
     return cost
 
 

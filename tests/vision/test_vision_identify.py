@@ -242,3 +242,27 @@ def test_colours_on_a_dark_cloth_are_read_against_the_frames_brightness_gain(syn
     cloth_v = cv2.cvtColor(beside[None], cv2.COLOR_BGR2HSV)[0, :, 2].astype(float)
     got = identify(*ball_readings(frame.image, px, np.full(len(px), 13.0), cloth_v, np.zeros(len(px)))).ids
     assert got.tolist() == frame.truth.ids.tolist()
+
+
+def test_a_stripe_seen_mostly_white_on_a_dark_cloth_keeps_its_own_reading_and_id(synthetic_camera):
+    """All 16 balls rendered on a dark burgundy and a dark blue cloth, no projector (no light added). A stripe
+    turned to show mostly white has its white, not light, as its darkest channel's 5th percentile: taken off,
+    that exceeded the dark cloth's brightest channel (the 10: 0.105 against 0.071, linear) and its brightness over
+    the cloth read 132 (~2 on the first reading); costing ~221 600 as its own id it took the cue's, the cue the 8's
+    and the 8 the 10's (burgundy and blue, draw 7); a red stripe read 4.9 with 0.053 taken off was named the orange
+    13 (burgundy, draw 8). With no light added a ball's own light is about nil, so its own reading must stay near
+    its first (the red's, 0.053 under the cloth's 0.071, still reads twice it: the colour cost counts no more than
+    REL_V_MAX_OFF off); and every ball is named by its number."""
+    from vision.render_domain import Domain, DomainRenderer
+    sc, _ = synthetic_camera
+    state = TableState.from_dict({b: (0.2 + 0.25 * (b % 4), 0.3 + 0.45 * (b // 4)) for b in range(16)})
+    for cloth, draw in (((80, 20, 35), 7), ((80, 20, 35), 8), ((20, 35, 90), 7)):
+        frame = DomainRenderer(sc, Domain(cloth_srgb=cloth), seed=0).render(state, np.random.default_rng(draw))
+        px = frame.truth.centre_px
+        u = np.rint(px).astype(int)
+        beside = frame.image[u[:, 1] + 30, u[:, 0]]              # the cloth 30 px below each ball
+        cloth_v = cv2.cvtColor(beside[None], cv2.COLOR_BGR2HSV)[0, :, 2].astype(float)
+        f, own = ball_readings(frame.image, px, np.full(len(px), 13.0), cloth_v, np.zeros(len(px)))
+        coloured = (frame.truth.ids != 0) & (frame.truth.ids != 8)
+        assert np.all(own.rel_v[coloured] < 2.5 * f.rel_v[coloured])
+        assert identify(f, own).ids.tolist() == frame.truth.ids.tolist()
