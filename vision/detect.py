@@ -19,9 +19,8 @@ Stages, each a function over arrays:
    fitted over the cloth and taken off (``TableDetector.unlit``; a ball lit into the cloth's colour
    shows again), and the cloth refitted; in a JPEG frame (``jpeg_frame``) only in a second search
    (a sheen over the lit area is more light than the fit and stays on, and JPEG's blocks make its
-   remnant solid foreground whose edges fit arcs); in a frame searched once so, a ball whose body, read in
-   the frame as given, is its lit cloth with white light added (``white_added``: the sheen's remnant, whose
-   speckle fits short arcs too) is dropped. Where it found rings too, the light fitted beside
+   remnant solid foreground whose edges fit arcs); in a frame searched once so, outlines are sought against a
+   cloth with that sheen's white on it (``refine``, ``unlit``). Where it found rings too, the light fitted beside
    them (``light_under_rings``) is taken off the whole frame and steps 0-7 run again on it. The balls that a
    second search adds are kept where they hold up as balls (``TableDetector.added_kept``).
 2. ``foreground`` (half resolution): pixels off the cloth's colour, or darker than any shadow, or
@@ -229,8 +228,7 @@ SHORT_FAR = 4.0                        # ... or, fitted to its own outline, it l
 WHITE_ADDED_DEG = 20.0                 # a second search's ball is refused where its body (median and dimmest samples)
                                        # is its cloth with light this near white added (``white_added``: the sheen a
                                        # projector's fitted light leaves on; lit_jpeg seeds 5 / 41 / 77: false balls
-                                       # 0.5-17.3 degrees, real balls' larger of the two 43-155); so too a ball of
-                                       # a frame searched once with that light taken off (lit_sheen)
+                                       # 0.5-17.3 degrees, real balls' larger of the two 43-155)
 BODY_DIMMEST = 12                      # a second search's ball placed against the first search's balls has a body
                                        # unlike its cloth in its dimmest 12 of 32 samples (an empty gap in a ringed
                                        # rack: the rings' remnants bright, the cloth in the neighbours' shadow dim)
@@ -997,9 +995,7 @@ class TableDetector:
         """(the balls, the frame identification reads, the cloth model fitted to it, and the frame a second
         search reads, or None: where ``first`` and the cloth model has a lit wedge, under halo rings the frame
         with the projector's light under them (``light_under_rings``) taken off, in a JPEG frame without rings the
-        frame as given (that search takes the light off, ``unlit``)). Where ``first`` takes the light off itself,
-        its balls whose body in the frame as given is the lit cloth with white light added (``white_added`` over
-        the cloth model fitted with the light on) are dropped: a sheen's remnant. fixed: None, or the table
+        frame as given (that search takes the light off, ``unlit``)). fixed: None, or the table
         positions (K, 2) [m] of balls found before (the first search's, for the second: ``refine``). memo: None,
         or a dict that the searches of one frame share (``detect_unlined``): what is a function of a frame alone
         (``_start``, ``jpeg_frame``) is found once per frame (a lit JPEG frame's second search reads the frame the
@@ -1028,7 +1024,6 @@ class TableDetector:
         if model.lit != (0.0, 0.0) and first and not ringed and blocky(given):
             again = given      # JPEG: the light taken off in a second search
         elif model.lit != (0.0, 0.0) and not ringed:      # light added across the cloth (no halo rings)
-            lit_model = model
             half, model, bright, light = self.unlit(half, model, bright)
         elif model.lit != (0.0, 0.0) and first:         # ... under halo rings: for a second search
             ring_light = light_under_rings(half, model, bright, self.in_play, lined, self.r_half)
@@ -1067,9 +1062,6 @@ class TableDetector:
                 more = more.take(gap > SHAPE_GAP * self.R)
             det = det.joined(more)
         det = self.without_intruders(det, fg)
-        if first and light is not None and len(det):    # a sheen's remnant: its body is the lit cloth with white added
-            _, level, local = body_against_cloth(given, det.px, det.r_px, lit_model)
-            det = det.take(~white_added(given, det.px, det.r_px, local, level))
         return det, image, model, again
 
     def _start(self, image: np.ndarray):

@@ -1,6 +1,7 @@
 """Faster forms of per-frame computations equal the plain numpy expressions they replace on random input,
 to the bit, or to rounding where they sum in another order or solve in closed form (the detector's results
 must not move with its speed)."""
+import dataclasses
 import math
 
 import cv2
@@ -111,7 +112,9 @@ from vision.halo_rings import (
 )
 from vision.identify import (
     COLOUR_NAMES,
+    REL_V_MAX_OFF,
     BallFeatures,
+    _brightness_gain,
     _colour_cost,
     _colour_prototypes,
     _costs,
@@ -236,7 +239,8 @@ def test_silhouette_circles_equal_the_formula_at_every_count():
 def test_id_costs_equal_the_cost_of_each_id_on_its_own():
     """``id_costs`` computes the white / black terms once per ball class and every colour's term at
     once: each id's column equals that id's cost computed alone, and between two ids of a class the
-    difference is that of their colour terms taken one prototype at a time (``_colour_cost``)."""
+    difference is that of their colour terms taken one prototype at a time (``_colour_cost``, the reading's
+    rel_v over the frame's gain, ``_brightness_gain``, counted at most REL_V_MAX_OFF off)."""
     rng = np.random.default_rng(4)
     M = 12
 
@@ -251,11 +255,13 @@ def test_id_costs_equal_the_cost_of_each_id_on_its_own():
     f, own = features(), features()
     protos = _colour_prototypes(extra=False)
     cost = id_costs(f, own)
+    read = dataclasses.replace(own, rel_v=own.rel_v / _brightness_gain(own))
+    assert _brightness_gain(own) != 1.0                # (the gain is taken off here: a test of its use)
     for bid in range(16):
         assert np.array_equal(cost[:, bid], _costs(f if bid == 0 else own, [bid])[:, 0]), bid
     for a, b in ((1, 2), (3, 7), (9, 14), (10, 15)):
         assert ball_class(a) == ball_class(b)
-        colour = [_colour_cost(own, *protos[COLOUR_NAMES[k if k < 8 else k - 8]]) for k in (a, b)]
+        colour = [_colour_cost(read, *protos[COLOUR_NAMES[k if k < 8 else k - 8]], REL_V_MAX_OFF) for k in (a, b)]
         np.testing.assert_allclose(cost[:, a] - cost[:, b], colour[0] - colour[1], rtol=0, atol=1e-12)
 
 
