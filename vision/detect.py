@@ -163,8 +163,9 @@ LOCAL_WHITE = 0.85                     # ... as the cloth's colour with white li
 LOCAL_MIN = 4                          # ... from at least this many of 16 cloth-coloured samples
 OUTLINE_RINGS = (2.0, 3.0)             # ... of these rings for its outline search (the widest reaches a less lit part)
 OUTLINE_LIT = 0.2                      # ... taking its colour with white light added up to this share of the way to
-                                       # white for cloth (hard x20 67.3 -> 71.4 %, 2.01 -> 1.58 mm; 0.5 lost sheen balls);
-                                       # so is the frame's cloth where a projector's light is taken off (a sheen)
+                                       # white for cloth (hard x20 67.3 -> 71.4 %, 2.01 -> 1.58 mm; 0.5 lost sheen
+                                       # balls); so is the frame's cloth where a projector's light is taken off
+                                       # (a sheen)
 LOCAL_OWN_DEG = 3.0                    # a ball whose local cloth is this far from the frame's uses its own
 RMS_MAX_PX = 0.6                       # a ball's outline fits its sphere (circle) to this RMS [px] near a pocket ...
 RMS_MAX_SHARE = 0.055                  # ... and to this share of its outline radius elsewhere (JPEG blocks
