@@ -379,7 +379,7 @@ def _brightness_gain(f: BallFeatures) -> float:
     GAIN_MIN_COLOUR coloured whose nearest colour is not red or maroon (one hue: their brightness is what tells
     them apart); 1.0 from fewer than GAIN_MIN_BALLS. rel_v is a ball's brightness over the lit cloth's beside it,
     so a cloth darker in its brightest channel than the prototypes' green (a burgundy cloth under a sheen: 1.2-1.4)
-    scales every colour's, and a red read 6.8 sigma bright cost more as red than as orange, 12 hue units off."""
+    scales every colour's alike."""
     protos = _colour_prototypes(extra=False)
     names = [n for n in protos if n not in ("red", "maroon")]
     hue, rel_v = np.array([protos[n] for n in protos]).T

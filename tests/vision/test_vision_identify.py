@@ -231,17 +231,9 @@ def test_colours_on_a_dark_cloth_are_read_against_the_frames_brightness_gain(syn
     red 11, costed on that brightness, was named the orange 13, the 13 the yellow 9 and the maroon 15 the red 11
     (as lit_sheen seed 77 frame 19's 11 and 13; on 6 of 6 draws of the stripes' turns). With the frame's gain
     (``_brightness_gain``) taken off, every ball is named by its number."""
-    from vision.render_domain import Domain, DomainRenderer
-    sc, _ = synthetic_camera
     ids = [0, 1, 2, 3, 4, 5, 6, 8, 10, 11, 12, 13, 15]
-    state = TableState.from_dict({b: (0.2 + 0.25 * (k % 4), 0.3 + 0.45 * (k // 4)) for k, b in enumerate(ids)})
-    frame = DomainRenderer(sc, Domain(cloth_srgb=(80, 20, 35)), seed=0).render(state, np.random.default_rng(1))
-    px = frame.truth.centre_px
-    u = np.rint(px).astype(int)
-    beside = frame.image[u[:, 1] + 30, u[:, 0]]              # the cloth 30 px below each ball
-    cloth_v = cv2.cvtColor(beside[None], cv2.COLOR_BGR2HSV)[0, :, 2].astype(float)
-    got = identify(*ball_readings(frame.image, px, np.full(len(px), 13.0), cloth_v, np.zeros(len(px)))).ids
-    assert got.tolist() == frame.truth.ids.tolist()
+    truth, f, own = _on_a_plain_cloth(synthetic_camera[0], ids, (80, 20, 35), 1)
+    assert identify(f, own).ids.tolist() == truth.tolist()
 
 
 def test_a_stripe_seen_mostly_white_on_a_dark_cloth_keeps_its_own_reading_and_id(synthetic_camera):
@@ -253,16 +245,22 @@ def test_a_stripe_seen_mostly_white_on_a_dark_cloth_keeps_its_own_reading_and_id
     13 (burgundy, draw 8). With no light added a ball's own light is about nil, so its own reading must stay near
     its first (the red's, 0.053 under the cloth's 0.071, still reads twice it: the colour cost counts no more than
     REL_V_MAX_OFF off); and every ball is named by its number."""
-    from vision.render_domain import Domain, DomainRenderer
-    sc, _ = synthetic_camera
-    state = TableState.from_dict({b: (0.2 + 0.25 * (b % 4), 0.3 + 0.45 * (b // 4)) for b in range(16)})
     for cloth, draw in (((80, 20, 35), 7), ((80, 20, 35), 8), ((20, 35, 90), 7)):
-        frame = DomainRenderer(sc, Domain(cloth_srgb=cloth), seed=0).render(state, np.random.default_rng(draw))
-        px = frame.truth.centre_px
-        u = np.rint(px).astype(int)
-        beside = frame.image[u[:, 1] + 30, u[:, 0]]              # the cloth 30 px below each ball
-        cloth_v = cv2.cvtColor(beside[None], cv2.COLOR_BGR2HSV)[0, :, 2].astype(float)
-        f, own = ball_readings(frame.image, px, np.full(len(px), 13.0), cloth_v, np.zeros(len(px)))
-        coloured = (frame.truth.ids != 0) & (frame.truth.ids != 8)
+        truth, f, own = _on_a_plain_cloth(synthetic_camera[0], range(16), cloth, draw)
+        coloured = (truth != 0) & (truth != 8)
         assert np.all(own.rel_v[coloured] < 2.5 * f.rel_v[coloured])
-        assert identify(f, own).ids.tolist() == frame.truth.ids.tolist()
+        assert identify(f, own).ids.tolist() == truth.tolist()
+
+
+def _on_a_plain_cloth(sc, ids, cloth_srgb, draw):
+    """(the truth's ids, and the two readings, ``ball_readings``) of balls ``ids`` laid out on a grid, rendered
+    on a cloth of ``cloth_srgb`` with no light added (rng draw ``draw``: the stripes' turns), each ball's cloth
+    value read 30 px below it."""
+    from vision.render_domain import Domain, DomainRenderer
+    state = TableState.from_dict({b: (0.2 + 0.25 * (k % 4), 0.3 + 0.45 * (k // 4)) for k, b in enumerate(ids)})
+    frame = DomainRenderer(sc, Domain(cloth_srgb=cloth_srgb), seed=0).render(state, np.random.default_rng(draw))
+    px = frame.truth.centre_px
+    u = np.rint(px).astype(int)
+    beside = frame.image[u[:, 1] + 30, u[:, 0]]
+    cloth_v = cv2.cvtColor(beside[None], cv2.COLOR_BGR2HSV)[0, :, 2].astype(float)
+    return frame.truth.ids, *ball_readings(frame.image, px, np.full(len(px), 13.0), cloth_v, np.zeros(len(px)))
