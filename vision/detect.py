@@ -1131,8 +1131,7 @@ class TableDetector:
         pts, valid = outline_points(image, outline[m], SEARCH_WIDTHS[0], local, True, min_step, (mask, corner, rows),
                                     BRIGHT_LINEAR if grey_cloth(cloth) else np.inf, EDGE_MIN_DEG)
         if blocky:       # JPEG: its chroma smeared across a stripe of the cloth's colour, a ray the colour misses
-            lp, lv = limb_points(image, LINEAR_LUT, outline[m], outline_normals(outline[m]), float(SEARCH_WIDTHS[0]),
-                                 EDGE_STEP, np.ascontiguousarray(local), LIMB_DEPTH, *LIMB_CLOTH, LIMB_INNER)
+            lp, lv = darker_limb(image, outline[m], outline_normals(outline[m]), SEARCH_WIDTHS[0], local)
             add = lv & ~valid       # ... takes its darker limb's point (vision.limbs)
             pts[add], valid[add] = lp[add], True
         used = valid & ~near
@@ -1227,8 +1226,7 @@ class TableDetector:
                 # shape candidate where its limb has more points than its step down, or a ball searched for its own
                 # angle whose colour arc has FEW_EDGES points or more and its limb more (not a shorter arc: a
                 # sheen's remnant on the cloth shows a limb too)
-                lp, lv = limb_points(image, LINEAR_LUT, outline[dark], normals[dark], float(half_width), EDGE_STEP,
-                                     np.ascontiguousarray(local[dark]), LIMB_DEPTH, *LIMB_CLOTH, LIMB_INNER)
+                lp, lv = darker_limb(image, outline[dark], normals[dark], half_width, local[dark])
                 n_own, n_limb = (valid[dark] & ~near[dark]).sum(axis=1), (lv & ~near[dark]).sum(axis=1)
                 low_d = lowc[dark]
                 # (on a grey cloth a shape candidate keeps its colour's points where they alone can hold it: its limb
@@ -1390,6 +1388,15 @@ def body_against_cloth(image: np.ndarray, centres_px: np.ndarray, radii_px: np.n
     local = local_cloth(image, centres_px, radii_px, cloth)[0]
     level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(local, axis=1), 1e-12)
     return hue_angle(body, local), level, local
+
+
+def darker_limb(image: np.ndarray, outline: np.ndarray, normals: np.ndarray, half_width: float,
+                local: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``vision.limbs.limb_points`` with the detector's constants: each ray's outline point where the ball's limb
+    steps down to its cloth (outline (M, N_RAYS, 2) [px], normals alike, half_width [px] either side, local (M, 3)
+    linear cloth colours) -> (points (M, N_RAYS, 2) [px], found (M, N_RAYS) bool)."""
+    return limb_points(image, LINEAR_LUT, outline, normals, float(half_width), EDGE_STEP, np.ascontiguousarray(local),
+                       LIMB_DEPTH, *LIMB_CLOTH, LIMB_INNER)
 
 
 def white_added(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray, local: np.ndarray,
