@@ -32,7 +32,8 @@ Stages, each a function over arrays:
    specks are too small. After steps 4-6 for those, ``shape_candidates`` (``vision.shape_candidates``):
    peaks of the same votes away from the balls found, near dim pixels (a ball of the cloth's own hue
    is no foreground; its darker limb and shadow show it), each fitted on its own (its outline on its
-   darker limb, ``vision.limbs``) and kept with SHAPE_MIN_EDGES outline points.
+   darker limb, ``vision.limbs``) and kept with SHAPE_MIN_EDGES outline points of 48 (counted over the
+   search lines clear of its neighbours; one kept on fewer gives way to a second search's ball in its place).
 4. Outline points along the normals of each ball's predicted outline (``silhouette_circles``):
    where the profile leaves the cloth, then to sub-pixel where a pixel is half ball, half
    background in linear light (``outline_points``; kernels in ``vision.edges``; in a JPEG frame a
@@ -234,8 +235,10 @@ BODY_DIMMEST = 12                      # a second search's ball placed against t
                                        # unlike its cloth in its dimmest 12 of 32 samples (an empty gap in a ringed
                                        # rack: the rings' remnants bright, the cloth in the neighbours' shadow dim)
 MIN_EDGES = 8                          # a ball needs at least this many consistent outline points
-SHAPE_MIN_EDGES = 20                   # a ball from shape alone (``vision.shape_candidates``) needs this many (16 let
-                                       # 4-5 mm fits with 17-19 points through under the hard options) ...
+SHAPE_MIN_EDGES = 20                   # a ball from shape alone (``vision.shape_candidates``) needs this many of
+                                       # N_RAYS, pro rata over its lines clear of neighbours (16 let 4-5 mm fits with
+                                       # 17-19 points through under the hard options; a second search's ball replaces
+                                       # one kept on fewer, ``Detections.provisional``) ...
 SHAPE_GAP = 1.8                        # ... and lies at least this many R from every ball found from colour; of the
 LIMB_DEPTH = 0.15                      # cloth's hue, its outline is where its level (share of its cloth's) is lowest,
 LIMB_CLOTH = (0.6, 1.3)                # at least LIMB_DEPTH below the cloth outward, which lies within LIMB_CLOTH of its
@@ -280,7 +283,10 @@ class Detections:
     each ball in linear units (``local_cloth``); span: None (pixel-only mode) or (M,) the share of its
     outline circle its edge points span (one less the widest angular gap between them over a full turn;
     0 for a ball placed by contacts); anchored: None (pixel-only mode) or (M,) bool: placed by its contacts
-    only once balls found before were counted too (``TableDetector.refine``'s fixed).
+    only once balls found before were counted too (``TableDetector.refine``'s fixed); provisional: None
+    (pixel-only mode) or (M,) bool: kept from shape alone on fewer than SHAPE_MIN_EDGES outline points (its
+    minimum counted over the search lines clear of its neighbours, ``TableDetector.refine``): a second search's
+    ball in its place replaces it (``TableDetector.detect_unlined``).
     """
     px: np.ndarray
     r_px: np.ndarray
@@ -292,6 +298,7 @@ class Detections:
     added: np.ndarray | None = None
     span: np.ndarray | None = None
     anchored: np.ndarray | None = None
+    provisional: np.ndarray | None = None
 
     def joined(self, other: "Detections") -> "Detections":
         """These detections followed by ``other``'s (both of one mode)."""
@@ -918,15 +925,22 @@ class TableDetector:
         the frame before a second search; in a JPEG frame (``jpeg_frame``) with a projector's light and
         no rings, the first search keeps the light on and the second takes it off (``unlit``). The balls
         only the second search finds are added where ``added_kept`` holds them to be balls, with the
-        second frame in their discs."""
+        second frame in their discs. The first search's provisional balls (``Detections.provisional``) are not
+        among the balls the second search and ``added_kept`` know of, and one that an added ball overlaps by more
+        than CONTACT_SLACK gives way to it (its fit held on a short outline; the light's take-off shows it
+        otherwise)."""
         memo = {}
         det, out, model, again = self._detect(image, True, memo=memo)
         if again is None:
             return det, out
-        det2, out2, _, _ = self._detect(again, False, det.xy, memo)
-        det2 = det2.take(self.added_kept(det, det2, out, model))
+        soft = np.zeros(len(det), bool) if det.provisional is None else det.provisional    # (None: no ball)
+        firm = det.take(~soft)
+        det2, out2, _, _ = self._detect(again, False, firm.xy, memo)
+        det2 = det2.take(self.added_kept(firm, det2, out, model))
         if not len(det2):
             return det, out
+        gap = np.linalg.norm(det.xy[:, None] - det2.xy[None], axis=2).min(axis=1)
+        det = det.take(~soft | (gap >= 2 * self.R - CONTACT_SLACK))
         out = out.copy() if out is image else out        # (the caller's frame stays as given)
         for (u, v), r in zip(det2.px, det2.r_px):
             copy_disc(out, out2, int(round(u)), int(round(v)), int(np.ceil(r)))
@@ -1157,8 +1171,9 @@ class TableDetector:
         shape alone (``vision.shape_candidates``): search lines reaching into those balls are dropped, a
         ball of the cloth's hue is searched for its darker limb (``vision.limbs``; on a grey cloth its colour's
         points kept where the limb finds under FEW_EDGES and the colour SHAPE_MIN_EDGES or more), and a ball needs
-        SHAPE_MIN_EDGES outline points and is never placed by its contacts; plain: no light is added to the
-        frame's cloth (no projector's lit area, no halo rings): in a JPEG frame (``jpeg_frame``) the last
+        SHAPE_MIN_EDGES outline points of N_RAYS, pro rata over the search lines not run into a neighbour (marked
+        ``provisional`` where fewer than SHAPE_MIN_EDGES), and is never placed by its contacts; plain: no light is
+        added to the frame's cloth (no projector's lit area, no halo rings): in a JPEG frame (``jpeg_frame``) the last
         fit's outline points move LUMA_BLEND of the way to the luma's half-way step before a final fit; vivid: where
         ``bright`` is inf (halo rings), a ball far brighter than its cloth and of its hue is searched by its
         brightness (``vivid_bright``; not in the second search under rings, whose cloth is what the take-off of
@@ -1241,6 +1256,7 @@ class TableDetector:
             px_per_m = cam.K[0, 0] / np.linalg.norm(P - origin, axis=1)
             last = it == len(SEARCH_WIDTHS) - 1
             xy0, rho0 = xy, rho
+            seen = (~near).sum(axis=1)      # search lines not run into a neighbour (the last pass's count)
             xy, rho, rms, tw = fit_spheres(origin, rays, valid, xy0, R, rho0, px_per_m, iters=3 if it == 0 else 6)
             if last:         # a partial outline cannot tell rho from the centre: the frame's rho, or R
                 prior = frame_rho(rho, (tw > 0.5).sum(axis=1) >= WHOLE_SHARE * N_RAYS, R, rho_min)
@@ -1259,7 +1275,7 @@ class TableDetector:
             # where it hides no neighbour's outline (it was dropped as that neighbour's duplicate before)
             n = (tw > 0.5).sum(axis=1)
             keep = distinct(xy, np.where(np.abs(rho / R - 1) < RHO_TOLERANCE, n, -1), 0.5 * R)
-            xy, rho, rms, tw, start, fill, gone = xy[keep], rho[keep], rms[keep], tw[keep], start[keep], fill[keep], gone[keep]
+            xy, rho, rms, tw, start, fill, gone, seen = (v[keep] for v in (xy, rho, rms, tw, start, fill, gone, seen))
             if not last:     # a fit that is no ball must not hide real balls' edges next time
                 rho = np.clip(rho, (1 - RHO_TOLERANCE) * R, (1 + RHO_TOLERANCE) * R)
         # an outline found inside the ball on one side (a stripe of the cloth's colour); under halo rings or JPEG
@@ -1272,7 +1288,9 @@ class TableDetector:
         rms_max = np.where(self._holes_near(table_to_pixels(cam, P))[2], RMS_MAX_PX, RMS_MAX_SHARE * r_now)
         held = (n_edges >= MIN_EDGES) & (np.linalg.norm(xy - start, axis=1) < R)
         rms_max, slack = frame_limits(rms_max, rms, held, r_now, R)
-        good = (np.abs(rho / R - 1) < RHO_TOLERANCE) & held & (rms < rms_max) & (n_edges >= (SHAPE_MIN_EDGES if alone else 0))
+        # shape alone: SHAPE_MIN_EDGES of the N_RAYS search lines' points, counted over the lines clear of neighbours
+        need = SHAPE_MIN_EDGES * seen / N_RAYS if alone else 0
+        good = (np.abs(rho / R - 1) < RHO_TOLERANCE) & held & (rms < rms_max) & (n_edges >= need)
         few = np.flatnonzero(good & (n_edges < FEW_EDGES))     # a short arc (a halo ring's): a ball only
         good[few] = self._fill_at(fill_map, xy[few]) >= FEW_FILL  # where its square is full of foreground
         good &= apart(xy, good, n_edges, R, slack)     # balls cannot overlap: no short arc inside a ball
@@ -1294,7 +1312,7 @@ class TableDetector:
         cpx, rpx, _, added, cloth_v = self._about(image, xy, cloth)
         det = Detections(px=cpx, r_px=rpx, xy=xy, rms_px=rms, n_edges=n_edges, fill=fill,
                          cloth_v=cloth_v, added=added, span=np.where(placed, 0.0, arc_span(tw > 0.5)),
-                         anchored=anchored)
+                         anchored=anchored, provisional=alone & (n_edges < SHAPE_MIN_EDGES))
         det = det.take(good)
         return _dedupe(det, det.xy, R)
 
@@ -1339,7 +1357,7 @@ class TableDetector:
             k = int(placed.sum())
             new = Detections(px=cpx, r_px=rpx, xy=at[placed], rms_px=np.full(k, np.nan), n_edges=np.zeros(k, int),
                              fill=self._fill_at(fill_map, at[placed]), cloth_v=cloth_v, added=added,
-                             span=np.zeros(k), anchored=np.zeros(k, bool))
+                             span=np.zeros(k), anchored=np.zeros(k, bool), provisional=np.zeros(k, bool))
             new = new.take((dim_body_unlike if ringed else dark_body_alike)(image, cpx, rpx, local, level))
             if not len(new):
                 break

@@ -17,8 +17,8 @@ had 3.1-12.8 smoothed votes and every other peak (cloth texture, halo-ring remna
 2.9-3.2, so a peak needs SHAPE_VOTES, times the share of its outline whose edges may vote (a ball frozen
 on a cushion or in a pocket's jaw loses the votes of the part on the table's own edges). Each candidate is
 only a starting point: ``vision.detect`` fits it beside the balls found (its outline on its darker limb,
-``vision.limbs``) and keeps it only with SHAPE_MIN_EDGES outline points, so that no edge of the table becomes
-a ball.
+``vision.limbs``) and keeps it only with SHAPE_MIN_EDGES outline points (pro rata over its search lines clear of
+its neighbours), so that no edge of the table becomes a ball.
 """
 from __future__ import annotations
 
