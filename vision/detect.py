@@ -1070,8 +1070,15 @@ class TableDetector:
             if light is not None:
                 image, unlit = self._unlit_near(image, light, shaped, unlit)
             px0 = np.stack([2 * shaped[:, 0] + 0.5 + u0, 2 * shaped[:, 1] + 0.5 + v0], axis=1)
-            more = self.refine(image, pixels_to_table(self.cam, px0, self.R), np.zeros(shaped.shape[0]), model,
-                               fill_map, blocky(image), bright, det)
+            xy0 = pixels_to_table(self.cam, px0, self.R)
+            more = self.refine(image, xy0, np.zeros(shaped.shape[0]), model, fill_map, blocky(image), bright, det)
+            by_pocket = self._holes_near(px0)[2]
+            if by_pocket.any():      # a far darker ball's step down, or its limb (a pocket's rim is a step down
+                # too): both searches, the fit of smaller RMS kept (``_dedupe``)
+                other = self.refine(image, xy0[by_pocket], np.zeros(int(by_pocket.sum())), model, fill_map,
+                                    blocky(image), bright, det, sunk_by_pocket=True)
+                more = more.joined(other)
+                more = _dedupe(more, more.xy, self.R)
             if len(det) and len(more):       # no overlap with a ball found from colour
                 gap = np.linalg.norm(more.xy[:, None] - det.xy[None], axis=2).min(axis=1)
                 more = more.take(gap > SHAPE_GAP * self.R)
@@ -1160,7 +1167,7 @@ class TableDetector:
     def refine(self, image: np.ndarray, xy: np.ndarray, fill: np.ndarray, cloth: ClothModel,
                fill_map, blocky: bool, bright: float = BRIGHT_LINEAR, found: Detections | None = None,
                plain: bool = False, vivid: bool = False, fixed: np.ndarray | None = None,
-               unlit: bool = False) -> Detections:
+               unlit: bool = False, sunk_by_pocket: bool = False) -> Detections:
         """Sub-pixel centres from starting table positions (M, 2) [m]; drops what is not a ball.
 
         fill: (M,) the candidates' foreground share; fill_map: (i, j) -> (K,) the foreground share at
@@ -1189,7 +1196,10 @@ class TableDetector:
         sought again as on a plain frame, and rough ones as shrunk ones are (``_shrunk_again``), and every outline is
         sought against a cloth with white light up to OUTLINE_LIT of the way to white, as a ball's own local cloth is
         (the light's model holds no sheen, so a sheen's white is left on; in a ball's shadow, where the cloth is dimmer
-        and the white is not, it reads 10-25 deg from the cloth's colour: no search line's outer end was cloth)."""
+        and the white is not, it reads 10-25 deg from the cloth's colour: no search line's outer end was cloth).
+        sunk_by_pocket: a shape candidate by a pocket far darker than its cloth (DARK_BODY) is searched for the step
+        down to its body, as one elsewhere is, not for its darker limb (``_detect`` searches such candidates both ways
+        and keeps the fit of smaller RMS: a pocket's dark rim is a step down too)."""
         cam, R = self.cam, self.R
         cloth_lin, grey = cloth.linear_colour, grey_cloth(cloth)
         origin = cam.centre
@@ -1227,7 +1237,7 @@ class TableDetector:
             # a shape candidate of its cloth's hue far darker than it (the 8 lit to a grey cloth's hue): its outline is
             # the step down to its body, not a limb darker than that body (not by a pocket: its dark rim is a step too)
             level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(local, axis=1), 1e-12)
-            sunk = limb & (level < DARK_BODY) & ~rows
+            sunk = limb & (level < DARK_BODY) & (sunk_by_pocket | ~rows)
             limb &= ~sunk
             dark_at = np.where(sunk, level ** (1.0 - SUNK_STEP), DARK_LINEAR)
             lit_share = np.where(own | unlit, OUTLINE_LIT, 0.0)       # (light taken off: a sheen's white left on)
