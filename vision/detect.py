@@ -33,7 +33,9 @@ Stages, each a function over arrays:
    peaks of the same votes away from the balls found, near dim pixels (a ball of the cloth's own hue
    is no foreground; its darker limb and shadow show it), each fitted on its own (its outline on its
    darker limb, ``vision.limbs``) and kept with SHAPE_MIN_EDGES outline points of 48 (counted over the
-   search lines clear of its neighbours; one kept on fewer gives way to a second search's ball in its place).
+   search lines clear of its neighbours; one kept on fewer gives way to a second search's ball in its place),
+   spanning SHAPE_SPAN of the part of its circle on open cloth (``voting_share``: a sphere's limb is dark all
+   round, a sheen's edge on one side); by a pocket, a far darker one is searched for its step down and its limb.
 4. Outline points along the normals of each ball's predicted outline (``silhouette_circles``):
    where the profile leaves the cloth, then to sub-pixel where a pixel is half ball, half
    background in linear light (``outline_points``; kernels in ``vision.edges``; in a JPEG frame a
@@ -64,7 +66,8 @@ Stages, each a function over arrays:
    there for this). On a grey cloth a rack's ball with no candidate (washed or of the cloth's hue under rings or a
    projector's white light; without rings, not in a JPEG frame) is placed at the spot where it touches at least
    CONTACT_SEEK_MIN balls found (``spot_balls``). Each
-   placed ball is then solved again against every ball located by then (CONTACT_SWEEPS times). Balls
+   placed ball is then solved again against every ball located by then (CONTACT_SWEEPS times), and kept only
+   where its body is not its cloth (``cloth_body``: an empty gap among loose balls touches three too). Balls
    cannot overlap (``separate_overlaps``). A fit to fewer than FEW_EDGES outline
    points (a short arc, such as what is left of a halo ring) is a ball only where its square is full
    of foreground, and none where it overlaps a fit with more points (``apart``).
@@ -109,7 +112,7 @@ from vision.fits import fit_spheres
 from vision.intruders import clear_of_intruders, reach_in_band
 from vision.limbs import limb_points
 from vision.scene import CLOTH, CUSHION, NOSE_FACE, POCKET, RailGeometry, TableScene
-from vision.shape_candidates import shape_candidates
+from vision.shape_candidates import shape_candidates, voting_share
 from vision.thin_lines import remove_thin_lines, take_line_edges
 
 LINE_REACH = 0.5                       # ball radii: thin lines of added light (halo rings) this far across
@@ -239,6 +242,9 @@ SHAPE_MIN_EDGES = 20                   # a ball from shape alone (``vision.shape
                                        # N_RAYS, pro rata over its lines clear of neighbours (16 let 4-5 mm fits with
                                        # 17-19 points through under the hard options; a second search's ball replaces
                                        # one kept on fewer, ``Detections.provisional``) ...
+SHAPE_SPAN = 0.5                       # ... spans with its points this share of the part of its circle that may vote
+                                       # (``voting_share``: not on the table's own edges; rendered shape balls 0.58+
+                                       # on open cloth, 0.46 above a pocket; a sheen's edge 0.42 on open cloth) ...
 SHAPE_GAP = 1.8                        # ... and lies at least this many R from every ball found from colour; of the
 LIMB_DEPTH = 0.15                      # cloth's hue, its outline is where its level (share of its cloth's) is lowest,
 LIMB_CLOTH = (0.6, 1.3)                # at least LIMB_DEPTH below the cloth outward, which lies within LIMB_CLOTH of its
@@ -1071,13 +1077,18 @@ class TableDetector:
                 image, unlit = self._unlit_near(image, light, shaped, unlit)
             px0 = np.stack([2 * shaped[:, 0] + 0.5 + u0, 2 * shaped[:, 1] + 0.5 + v0], axis=1)
             xy0 = pixels_to_table(self.cam, px0, self.R)
-            more = self.refine(image, xy0, np.zeros(shaped.shape[0]), model, fill_map, blocky(image), bright, det)
+
+            def shaded_round(d: Detections) -> Detections:   # a sphere is shaded all round: its darker limb spans
+                at = (d.px - [u0 + 0.5, v0 + 0.5]) / 2      # SHAPE_SPAN of the part of its outline on open cloth
+                return d.take(d.span >= SHAPE_SPAN * voting_share(self.shape_voters, at, self.r_map))
+            more = shaded_round(self.refine(image, xy0, np.zeros(shaped.shape[0]), model, fill_map, blocky(image),
+                                            bright, det))
             by_pocket = self._holes_near(px0)[2]
             if by_pocket.any():      # a far darker ball's step down, or its limb (a pocket's rim is a step down
                 # too): both searches, the fit of smaller RMS kept (``_dedupe``)
-                other = self.refine(image, xy0[by_pocket], np.zeros(int(by_pocket.sum())), model, fill_map,
-                                    blocky(image), bright, det, sunk_by_pocket=True)
-                more = more.joined(other)
+                more = more.joined(shaded_round(self.refine(image, xy0[by_pocket], np.zeros(int(by_pocket.sum())),
+                                                            model, fill_map, blocky(image), bright, det,
+                                                            sunk_by_pocket=True)))
                 more = _dedupe(more, more.xy, self.R)
             if len(det) and len(more):       # no overlap with a ball found from colour
                 gap = np.linalg.norm(more.xy[:, None] - det.xy[None], axis=2).min(axis=1)
@@ -1320,6 +1331,10 @@ class TableDetector:
         rms = np.where(placed, np.nan, rms)
         n_edges = np.where(placed, 0, n_edges)
         cpx, rpx, _, added, cloth_v = self._about(image, xy, cloth)
+        if placed.any():     # a placed ball whose body is its cloth is an empty gap (``cloth_body``)
+            p = np.flatnonzero(placed & good)
+            gap = cloth_body(image, cpx[p], rpx[p], cloth)
+            good[p[gap]] = placed[p[gap]] = anchored[p[gap]] = False
         det = Detections(px=cpx, r_px=rpx, xy=xy, rms_px=rms, n_edges=n_edges, fill=fill,
                          cloth_v=cloth_v, added=added, span=np.where(placed, 0.0, arc_span(tw > 0.5)),
                          anchored=anchored, provisional=alone & (n_edges < SHAPE_MIN_EDGES))
@@ -1452,6 +1467,20 @@ def dim_body_unlike(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndar
     dim = body_colour(image, centres_px, radii_px, BODY_DIMMEST)
     dim_level = np.linalg.norm(dim, axis=1) / np.maximum(np.linalg.norm(local, axis=1), 1e-12)
     return (hue_angle(dim, local) >= EDGE_CHROMA_DEG) | (dim_level > BRIGHTER) | (level < DARK_LINEAR)
+
+
+def cloth_body(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray, cloth: ClothModel) -> np.ndarray:
+    """(M,) bool: a ball placed by its contacts shows its cloth for a body (``body_against_cloth`` about centres
+    (M, 2) with outline radii (M,) [px] in a BGR uint8 frame over its ``cloth`` model): its median within
+    EDGE_MIN_DEG of the colour of the cloth about it (its texture is about 1 degree) at SPOT_DARK to BRIGHTER times
+    its level, and its dimmest samples no more unlike it (not ``dim_body_unlike``). With no outline of its own only
+    its body shows a ball: a hidden rack ball shows its own colour, or, of the cloth's hue, is far darker (the 8) or
+    brighter (white caps), or its shaded side is off the cloth's colour (lit_sheen seed 400 frame 0's maroon 7 on a
+    burgundy cloth: median 2.7 degrees at 1.55 of the level, dimmest 9.8 degrees); an empty gap among loose balls,
+    their contacts read as a rack's, is the cloth all through (lit_sheen seed 77 frame 5: 1.6 and 3.4 degrees)."""
+    ang, level, local = body_against_cloth(image, centres_px, radii_px, cloth)
+    like = (ang < EDGE_MIN_DEG) & (level >= SPOT_DARK) & (level < BRIGHTER)
+    return like & ~dim_body_unlike(image, centres_px, radii_px, local, level)
 
 
 def dark_body_alike(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray, local: np.ndarray,

@@ -13,7 +13,9 @@ Each ball gets a cost for every id (squared distances to the id's prototype, fro
 ``scipy.optimize.linear_sum_assignment``). The hue is the sharper colour cue (SIGMA_HUE): the
 brightness relative to the cloth moves with the cloth's own colour, so it is read over the frame's gain
 (``_brightness_gain``: the balls' median ratio to the colours their hues name). The cue ball must also be
-bright (CUE_MIN_V: an 8 under a sheen reads all unsaturated, like the cue, but grey), the 8 shows
+bright (CUE_MIN_V: an 8 under a sheen reads all unsaturated, like the cue, but grey) and show no more colour
+than its own shading and specular give (CUE_MAX_COLOUR: with no cue ball on the table, after a scratch, no
+stripe seen mostly white takes its id: of 16 ids for 15 balls the one left over is then the cue's), the 8 shows
 little colour (EIGHT_MAX_COLOUR: else a coloured ball read badly takes a missed 8's id), white spread
 wide under a stripe's least white is no sign of caps, and a
 colour's solid and stripe seen in one frame are ordered by their white (``_twins_by_white``). The
@@ -82,6 +84,11 @@ EIGHT_MAX_COLOUR = 0.3    # the 8's coloured share at most (0.29: the hard condi
                           # 0.05 or less under halo rings, JPEG, a white projector or sheen; 0 in the sim game)
 SIGMA_EIGHT_COLOUR = 0.06 # ... and beyond, a steep fall (a ball plainly coloured is no 8, as a coloured id pays
                           # about 500 for a ball with no hue): else a coloured ball read badly takes a missed 8's id
+CUE_MAX_COLOUR = 0.02     # the cue ball's coloured share at most (its shading and specular: 0.013 at most on 800
+                          # rendered cue balls, every condition, seeds 5 and 41; a stripe seen 70 % white or more
+                          # 0.05+ unless it reads all white) ...
+SIGMA_CUE_COLOUR = 0.01   # ... and beyond, a steep fall: with no cue ball on the table (a scratch) the whitest
+                          # stripe took the cue's id, as the cue's white cost was the cheapest one left for it
 STRIPE_MIN_SPREAD = 0.28  # white spread of a stripe's caps at least
 GAIN_MIN_BALLS = 3        # the frame's brightness gain (``_brightness_gain``) from at least this many balls ...
 GAIN_MIN_COLOUR = 0.3     # ... each at least this share coloured (a stripe seen from its cap reads a few pixels)
@@ -419,7 +426,8 @@ def _costs(f: BallFeatures, ids) -> np.ndarray:
             cw += ambiguous * (np.maximum(STRIPE_MIN_SPREAD - spread, 0.0) / SIGMA_SPREAD) ** 2
         if cls == "cue":
             dim = np.maximum(CUE_MIN_V - np.nan_to_num(f.v_med, nan=CUE_MIN_V), 0.0)
-            base[cls] = cw + (black / SIGMA_BLACK) ** 2 + (dim / SIGMA_REL_V) ** 2
+            base[cls] = (cw + (black / SIGMA_BLACK) ** 2 + (dim / SIGMA_REL_V) ** 2
+                         + (np.maximum(colour - CUE_MAX_COLOUR, 0.0) / SIGMA_CUE_COLOUR) ** 2)
         elif cls == "eight":
             base[cls] = (cw + (np.maximum(0.6 - black, 0.0) / SIGMA_BLACK) ** 2
                          + (np.maximum(colour - EIGHT_MAX_COLOUR, 0.0) / SIGMA_EIGHT_COLOUR) ** 2)
