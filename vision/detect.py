@@ -1364,7 +1364,9 @@ class TableDetector:
         at least CONTACT_SEEK_MIN of them, on the bed), placed by those contacts (``place_by_contacts``) and kept
         where their body shows a ball: where the frame is ``ringed``, dimmest body samples unlike ``cloth`` about
         them (``dim_body_unlike``: an empty spot shows the cloth in its neighbours' shadow and the rings'
-        remnants), else a body of the cloth's hue far darker than it (``dark_body_alike``); the balls kept are
+        remnants), else a body of the cloth's hue far darker than it (``dark_body_alike``) or a body BRIGHTER times
+        the cloth's level or more (a white-bodied stripe of a grey cloth's hue, no foreground:
+        lit_sheen seed 30 frame 8's 14 at 2.62 of it); the balls kept are
         the next round's contacts (at most SPOT_ROUNDS). fill_map: as ``refine``'s (the Detections' fill). Not
         called for a JPEG frame without rings (its gaps, placed from rough neighbours, read 0.48-0.51)."""
         R, out = self.R, _empty()
@@ -1383,7 +1385,11 @@ class TableDetector:
             new = Detections(px=cpx, r_px=rpx, xy=at[placed], rms_px=np.full(k, np.nan), n_edges=np.zeros(k, int),
                              fill=self._fill_at(fill_map, at[placed]), cloth_v=cloth_v, added=added,
                              span=np.zeros(k), anchored=np.zeros(k, bool), provisional=np.zeros(k, bool))
-            new = new.take((dim_body_unlike if ringed else dark_body_alike)(image, cpx, rpx, local, level))
+            # without rings a body BRIGHTER times its cloth's level is a white-bodied ball too (an empty spot is cloth
+            # in its neighbours' shade, 0.79-1.24; under rings their remnants are bright: not there)
+            kept = (dim_body_unlike(image, cpx, rpx, local, level) if ringed
+                    else dark_body_alike(image, cpx, rpx, local, level) | (level >= BRIGHTER))
+            new = new.take(kept)
             if not len(new):
                 break
             out = out.joined(new)
