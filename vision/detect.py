@@ -138,9 +138,9 @@ SEARCH_WIDTHS = (3.0, 1.5, 1.5)        # px either side of the predicted outline
 EDGE_STEP = 0.5                        # px between samples along a search line
 EDGE_CHROMA_DEG = 8.0                  # colour further than this from the cloth's: ball
 DARK_LINEAR = 0.2                      # darker than this share of the lit cloth: ball (the 8)
-DARK_BODY = 0.5                        # a shape candidate of its cloth's hue with a body darker than this share of
+DARK_BODY = 0.6                        # a shape candidate of its cloth's hue with a body darker than this share of
                                        # its cloth is searched for the step down to it (the 8 lit to a grey cloth's
-                                       # hue), ...
+                                       # hue: 0.27-0.505 of it, the lamp's highlight band on it), ...
 SUNK_STEP = 0.25                       # ... taken where the level is this share of the way up from the body's to the
                                        # cloth's in log brightness (half-way: 1.06-1.11 R, its shadow read as ball)
 BRIGHT_LINEAR = 2.5                    # brighter than this many times the lit cloth: ball (of the cloth's hue)
