@@ -138,9 +138,9 @@ SEARCH_WIDTHS = (3.0, 1.5, 1.5)        # px either side of the predicted outline
 EDGE_STEP = 0.5                        # px between samples along a search line
 EDGE_CHROMA_DEG = 8.0                  # colour further than this from the cloth's: ball
 DARK_LINEAR = 0.2                      # darker than this share of the lit cloth: ball (the 8)
-DARK_BODY = 0.5                        # a shape candidate of its cloth's hue with a body darker than this share of
+DARK_BODY = 0.6                        # a shape candidate of its cloth's hue with a body darker than this share of
                                        # its cloth is searched for the step down to it (the 8 lit to a grey cloth's
-                                       # hue), ...
+                                       # hue: 0.27-0.505 of it, the lamp's highlight band on it), ...
 SUNK_STEP = 0.25                       # ... taken where the level is this share of the way up from the body's to the
                                        # cloth's in log brightness (half-way: 1.06-1.11 R, its shadow read as ball)
 BRIGHT_LINEAR = 2.5                    # brighter than this many times the lit cloth: ball (of the cloth's hue)
@@ -1259,7 +1259,8 @@ class TableDetector:
             dark = limb | shaded | sunk | lowc
             if dark.any():       # the darker limb's points (vision.limbs): shape alone, or under halo rings where the
                 # colour search found a short arc (by the lamp's highlight) and the limb a longer one, or a far darker
-                # shape candidate where its limb has more points than its step down, or a ball searched for its own
+                # shape candidate whose step down found a short arc (no tie-break by count: a far darker body's limb fit
+                # shrinks, and the next pass's step search about it finds none), or a ball searched for its own
                 # angle whose colour arc has FEW_EDGES points or more and its limb more (not a shorter arc: a
                 # sheen's remnant on the cloth shows a limb too)
                 lp, lv = darker_limb(image, outline[dark], normals[dark], half_width, local[dark])
@@ -1269,7 +1270,7 @@ class TableDetector:
                 # under FEW_EDGES points, its colour SHAPE_MIN_EDGES or more: a pale ball no darker at its limb)
                 use = ((limb[dark] & ((n_limb >= FEW_EDGES) | (n_own < SHAPE_MIN_EDGES) | (not grey)))
                        | (~low_d & (n_own < FEW_EDGES) & (n_limb >= FEW_EDGES))
-                       | (sunk[dark] & (n_limb > n_own)) | (low_d & (n_own >= FEW_EDGES) & (n_limb > n_own)))
+                       | (low_d & (n_own >= FEW_EDGES) & (n_limb > n_own)))
                 took = np.flatnonzero(dark)[use]
                 pts[took], valid[took] = lp[use], lv[use]
             valid &= ~near
