@@ -1076,26 +1076,35 @@ class TableDetector:
             if light is not None:
                 image, unlit = self._unlit_near(image, light, shaped, unlit)
             px0 = np.stack([2 * shaped[:, 0] + 0.5 + u0, 2 * shaped[:, 1] + 0.5 + v0], axis=1)
-            xy0 = pixels_to_table(self.cam, px0, self.R)
-
-            def shaded_round(d: Detections) -> Detections:   # a sphere is shaded all round: its darker limb spans
-                at = (d.px - [u0 + 0.5, v0 + 0.5]) / 2      # SHAPE_SPAN of the part of its outline on open cloth
-                return d.take(d.span >= SHAPE_SPAN * voting_share(self.shape_voters, at, self.r_map))
-            more = shaded_round(self.refine(image, xy0, np.zeros(shaped.shape[0]), model, fill_map, blocky(image),
-                                            bright, det))
-            by_pocket = self._holes_near(px0)[2]
-            if by_pocket.any():      # a far darker ball's step down, or its limb (a pocket's rim is a step down
-                # too): both searches, the fit of smaller RMS kept (``_dedupe``)
-                more = more.joined(shaded_round(self.refine(image, xy0[by_pocket], np.zeros(int(by_pocket.sum())),
-                                                            model, fill_map, blocky(image), bright, det,
-                                                            sunk_by_pocket=True)))
-                more = _dedupe(more, more.xy, self.R)
+            more = self._from_shape(image, px0, model, fill_map, blocky(image), bright, det)
             if len(det) and len(more):       # no overlap with a ball found from colour
                 gap = np.linalg.norm(more.xy[:, None] - det.xy[None], axis=2).min(axis=1)
                 more = more.take(gap > SHAPE_GAP * self.R)
             det = det.joined(more)
         det = self.without_intruders(det, fg)
         return det, image, model, again
+
+    def _from_shape(self, image: np.ndarray, px0: np.ndarray, model: ClothModel, fill_map, blocky: bool,
+                    bright: float, found: Detections) -> Detections:
+        """The balls fitted from shape candidates (``vision.shape_candidates``) at full-resolution pixels px0 (K, 2)
+        beside the balls ``found`` from colour (``refine`` with found; model, fill_map, blocky and bright as there).
+        A sphere is shaded all round, so a fit's points span SHAPE_SPAN of the part of its outline on open cloth
+        (``voting_share``: a sheen's edge shows a limb on one side only). By a pocket a far darker ball's step down
+        and the pocket's rim look alike: such a candidate is fitted both for its darker limb and for its step down
+        (``sunk_by_pocket``), and the fit of smaller RMS is kept (``_dedupe``)."""
+        u0, v0 = self.crop[:2]
+
+        def shaded_round(d: Detections) -> Detections:
+            at = (d.px - [u0 + 0.5, v0 + 0.5]) / 2
+            return d.take(d.span >= SHAPE_SPAN * voting_share(self.shape_voters, at, self.r_map))
+        xy0 = pixels_to_table(self.cam, px0, self.R)
+        more = shaded_round(self.refine(image, xy0, np.zeros(len(xy0)), model, fill_map, blocky, bright, found))
+        by_pocket = self._holes_near(px0)[2]
+        if by_pocket.any():
+            more = more.joined(shaded_round(self.refine(image, xy0[by_pocket], np.zeros(int(by_pocket.sum())), model,
+                                                        fill_map, blocky, bright, found, sunk_by_pocket=True)))
+            more = _dedupe(more, more.xy, self.R)
+        return more
 
     def _start(self, image: np.ndarray):
         """(the frame with its thin lines taken out (``unlined``), its half-resolution crop, the crop's (h, w)
@@ -1209,8 +1218,8 @@ class TableDetector:
         (the light's model holds no sheen, so a sheen's white is left on; in a ball's shadow, where the cloth is dimmer
         and the white is not, it reads 10-25 deg from the cloth's colour: no search line's outer end was cloth).
         sunk_by_pocket: a shape candidate by a pocket far darker than its cloth (DARK_BODY) is searched for the step
-        down to its body, as one elsewhere is, not for its darker limb (``_detect`` searches such candidates both ways
-        and keeps the fit of smaller RMS: a pocket's dark rim is a step down too)."""
+        down to its body, as one elsewhere is, not for its darker limb (``_from_shape`` searches such candidates
+        both ways and keeps the fit of smaller RMS: a pocket's dark rim is a step down too)."""
         cam, R = self.cam, self.R
         cloth_lin, grey = cloth.linear_colour, grey_cloth(cloth)
         origin = cam.centre

@@ -305,7 +305,7 @@ def test_a_grey_cloths_racked_white_bodied_stripe_in_the_sheen_is_placed_at_its_
 
 def test_a_far_darker_ball_by_a_pocket_takes_the_closer_of_its_step_down_and_its_limb(synthetic_camera, vision):
     """By a pocket a shape candidate far darker than its cloth (``DARK_BODY``) is searched both for the step down to
-    its body and for its darker limb, and the fit of smaller RMS is kept (``TableDetector._detect``): the bench's
+    its body and for its darker limb, and the fit of smaller RMS is kept (``TableDetector._from_shape``): the bench's
     lit_sheen seed 77 frame 3 (``condition_frames`` seed 77, fourth frame), a black 8 lifted to 0.27 of a grey
     cloth's level, frozen on a cushion by a pocket, measured 0.6 mm off (its limb's fit was dropped: 12 points,
     rho 0.74 R); hard seed 5 frame 18 (seed 9, third frame), an 8 by a corner pocket whose step down finds 16
