@@ -1199,7 +1199,10 @@ class TableDetector:
         ball of the cloth's hue is searched for its darker limb (``vision.limbs``; on a grey cloth its colour's
         points kept where the limb finds under FEW_EDGES and the colour SHAPE_MIN_EDGES or more), and a ball needs
         SHAPE_MIN_EDGES outline points of N_RAYS, pro rata over the search lines not run into a neighbour (marked
-        ``provisional`` where fewer than SHAPE_MIN_EDGES), and is never placed by its contacts; plain: no light is
+        ``provisional`` where fewer than SHAPE_MIN_EDGES), and is never placed by its contacts, and their fits are
+        held to the frame's limits (``frame_limits``) over them and the fits of ``found`` with an outline (RMS not
+        NaN, MIN_EDGES points or more: JPEG roughens a frame's outlines alike; its few shape candidates alone seldom
+        reach FRAME_MIN_FITS); plain: no light is
         added to the frame's cloth (no projector's lit area, no halo rings): in a JPEG frame (``jpeg_frame``) the last
         fit's outline points move LUMA_BLEND of the way to the luma's half-way step before a final fit; vivid: where
         ``bright`` is inf (halo rings), a ball far brighter than its cloth and of its hue is searched by its
@@ -1318,7 +1321,15 @@ class TableDetector:
         r_now = R * cam.K[0, 0] / np.linalg.norm(P - origin, axis=1)      # outline radius [px], about
         rms_max = np.where(self._holes_near(table_to_pixels(cam, P))[2], RMS_MAX_PX, RMS_MAX_SHARE * r_now)
         held = (n_edges >= MIN_EDGES) & (np.linalg.norm(xy - start, axis=1) < R)
-        rms_max, slack = frame_limits(rms_max, rms, held, r_now, R)
+        if alone:       # a frame's roughness is the frame's: these fits pooled with the colour search's own
+            own = ~np.isnan(found.rms_px) & (found.n_edges >= MIN_EDGES)
+            k = int(own.sum())
+            lim, slack = frame_limits(np.concatenate([rms_max, np.zeros(k)]), np.concatenate([rms, found.rms_px[own]]),
+                                      np.concatenate([held, np.ones(k, bool)]),
+                                      np.concatenate([r_now, found.r_px[own]]), R)
+            rms_max = lim[:len(xy)]
+        else:
+            rms_max, slack = frame_limits(rms_max, rms, held, r_now, R)
         # shape alone: SHAPE_MIN_EDGES of the N_RAYS search lines' points, counted over the lines clear of neighbours
         need = SHAPE_MIN_EDGES * seen / N_RAYS if alone else 0
         good = (np.abs(rho / R - 1) < RHO_TOLERANCE) & held & (rms < rms_max) & (n_edges >= need)
