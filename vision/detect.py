@@ -68,7 +68,9 @@ Stages, each a function over arrays:
    CONTACT_SEEK_MIN balls found (``spot_balls``). Each
    placed ball is then solved again against every ball located by then (CONTACT_SWEEPS times), and kept only
    where its body is not its cloth (``cloth_body``: an empty gap among loose balls touches three too). Balls
-   cannot overlap (``separate_overlaps``). A fit to fewer than FEW_EDGES outline
+   cannot overlap (``separate_overlaps``), nor overhang a cushion: a held fit's centre is moved onto the bed (R
+   inside the cushion noses; not by a pocket) before the short-arc, overlap and contact rules use it
+   (``onto_bed``). A fit to fewer than FEW_EDGES outline
    points (a short arc, such as what is left of a halo ring) is a ball only where its square is full
    of foreground, and none where it overlaps a fit with more points (``apart``).
 7. ``without_intruders`` (``vision.intruders``): no fit on a hand or an arm, foreground that came
@@ -886,10 +888,19 @@ class TableDetector:
     def on_bed(self, xy: np.ndarray, slack: float) -> np.ndarray:
         """(K,) bool: where a ball may lie at table positions xy (K, 2) [m]: its centre at least R - slack [m]
         inside the cushion noses, or near a pocket (in its mouth a ball reaches past the noses' lines)."""
-        t, m = self.table, self.R - slack
-        inside = ((xy[:, 0] >= m) & (xy[:, 0] <= t.width - m) & (xy[:, 1] >= m) & (xy[:, 1] <= t.length - m))
+        inside = (onto_rectangle(xy, self.table.width, self.table.length, self.R - slack) == xy).all(axis=1)
         px = table_to_pixels(self.cam, np.concatenate([xy, np.full((xy.shape[0], 1), self.R)], axis=1))
         return inside | self._holes_near(px)[2]
+
+    def onto_bed(self, xy: np.ndarray, which: np.ndarray) -> np.ndarray:
+        """(K, 2) [m] the table positions xy (K, 2) [m] with the rows ``which`` (K,) bool moved onto the bed
+        (``onto_rectangle``: a ball's centre lies at least R inside the cushion noses), but where its centre's image
+        is near a pocket (in its mouth a ball reaches past the noses' lines; ``on_bed``)."""
+        if not which.any():
+            return xy
+        px = table_to_pixels(self.cam, np.concatenate([xy, np.full((xy.shape[0], 1), self.R)], axis=1))
+        move = which & ~self._holes_near(px)[2]
+        return np.where(move[:, None], onto_rectangle(xy, self.table.width, self.table.length, self.R), xy)
 
     def _holes_near(self, px: np.ndarray):
         """The pocket mask for ``outline_points``, looked up for the balls (centres px (M, 2)) near
@@ -1333,6 +1344,7 @@ class TableDetector:
         # shape alone: SHAPE_MIN_EDGES of the N_RAYS search lines' points, counted over the lines clear of neighbours
         need = SHAPE_MIN_EDGES * seen / N_RAYS if alone else 0
         good = (np.abs(rho / R - 1) < RHO_TOLERANCE) & held & (rms < rms_max) & (n_edges >= need)
+        xy = self.onto_bed(xy, good)     # no ball overlaps a cushion (an edge inside it, fitted at R, overhangs one)
         few = np.flatnonzero(good & (n_edges < FEW_EDGES))     # a short arc (a halo ring's): a ball only
         good[few] = self._fill_at(fill_map, xy[few]) >= FEW_FILL  # where its square is full of foreground
         good &= apart(xy, good, n_edges, R, slack)     # balls cannot overlap: no short arc inside a ball
@@ -1754,6 +1766,13 @@ def apart(xy: np.ndarray, good: np.ndarray, n_edges: np.ndarray, R: float, slack
     for i in np.flatnonzero(good)[np.argsort(-n_edges[good], kind="stable")]:
         kept[i] = n_edges[i] >= FEW_EDGES or not np.any(np.linalg.norm(xy[kept] - xy[i], axis=1) < 2 * R - slack)
     return kept
+
+
+def onto_rectangle(xy: np.ndarray, width: float, length: float, margin: float) -> np.ndarray:
+    """(K, 2) [m] the points xy (K, 2) [m] moved to the nearest point of the rectangle [margin, width - margin] x
+    [margin, length - margin] (those inside it as they are). Moving onto a convex set that holds the truth never
+    takes a point further from it: a fitted centre beyond the bed comes no further from its ball's true centre."""
+    return np.stack([np.clip(xy[:, 0], margin, width - margin), np.clip(xy[:, 1], margin, length - margin)], axis=1)
 
 
 def separate_overlaps(xy: np.ndarray, good: np.ndarray, weight: np.ndarray, R: float) -> np.ndarray:
