@@ -232,6 +232,10 @@ SHORT_DIMMER = 1.0                     # ... or, fitted to its own outline, a bo
 SHORT_FAR = 4.0                        # ... or, fitted to its own outline, it lies this many R from every ball found (a
                                        # halo ring's arc lies a ring radius, 1.6-2.2 R, from its ball; a circle on it
                                        # within R more)
+REMOTE_SPAN = 0.75                     # ... and a rough fit (the frame's limit) SHORT_FAR R from every ball found
+                                       # whose points span this share of its circle needs no FEW_FILL (a ball of its
+                                       # cloth's hue is little foreground; a lit area's edge or a ring's arc is one
+                                       # side of a circle: remote rough arcs 0.42-0.73, balls 0.81-0.83; stop 52)
 WHITE_ADDED_DEG = 20.0                 # a second search's ball is refused where its body (median and dimmest samples)
                                        # is its cloth with light this near white added (``white_added``: the sheen a
                                        # projector's fitted light leaves on; lit_jpeg seeds 5 / 41 / 77: false balls
@@ -972,9 +976,11 @@ class TableDetector:
           ring radius from it, inside two ball radii);
         - have its own outline, fitted within RMS_MAX_SHARE of its radius (a clean frame's limit), or
           within the frame's rougher limit (``frame_limits`` of ``det2``'s own fits: JPEG roughens every
-          outline alike) with its square at least FEW_FILL foreground (a ring's arc encloses cloth); a
-          ball placed by its contacts (RMS NaN) only where its square is at least SHORT_FILL foreground
-          (then its span, 0, asks the body below);
+          outline alike) with its square at least FEW_FILL foreground (a ring's arc encloses cloth), or with
+          points spanning REMOTE_SPAN of its circle at least SHORT_FAR R from every ball found and added (no
+          ring's arc reaches there, and a lit area's edge is one side of a circle); a ball placed by its
+          contacts (RMS NaN) only where its square is at least SHORT_FILL foreground (then its span, 0, asks
+          the body below);
         - have outline points spanning at least SHORT_SPAN of its circle (``Detections.span``): a
           shorter arc fits a halo ring's arc beside a ball as well as a ball's outline; unless its
           square is at least SHORT_FILL foreground (``Detections.fill``) and its body (below) is at
@@ -1017,7 +1023,9 @@ class TableDetector:
         for i in np.argsort(-det2.n_edges, kind="stable"):
             gap = gaps[i]
             remote = gap >= SHORT_FAR * self.R and not placed[i]     # no found ball's ring reaches it
-            if fitted[i] and (arc[i] or remote) and unlike[i] and gap >= 2 * self.R - CONTACT_SLACK:
+            # (a rough fit far from every ring, round all about (REMOTE_SPAN): no arc, whatever its square's fill)
+            held = fitted[i] or (remote and rough[i] and det2.span[i] >= REMOTE_SPAN)
+            if held and (arc[i] or remote) and unlike[i] and gap >= 2 * self.R - CONTACT_SLACK:
                 kept[i] = True
                 gaps = np.minimum(gaps, pair[i])
         return kept
