@@ -1340,15 +1340,10 @@ class TableDetector:
         r_now = R * cam.K[0, 0] / np.linalg.norm(P - origin, axis=1)      # outline radius [px], about
         rms_max = np.where(self._holes_near(table_to_pixels(cam, P))[2], RMS_MAX_PX, RMS_MAX_SHARE * r_now)
         held = (n_edges >= MIN_EDGES) & (np.linalg.norm(xy - start, axis=1) < R)
-        if alone:       # a frame's roughness is the frame's: these fits pooled with the colour search's own
-            own = ~np.isnan(found.rms_px) & (found.n_edges >= MIN_EDGES)
-            k = int(own.sum())
-            lim, slack = frame_limits(np.concatenate([rms_max, np.zeros(k)]), np.concatenate([rms, found.rms_px[own]]),
-                                      np.concatenate([held, np.ones(k, bool)]),
-                                      np.concatenate([r_now, found.r_px[own]]), R)
-            rms_max = lim[:len(xy)]
-        else:
-            rms_max, slack = frame_limits(rms_max, rms, held, r_now, R)
+        # a frame's roughness is the frame's: a shape call's few fits pooled with the colour search's own
+        own = ~np.isnan(found.rms_px) & (found.n_edges >= MIN_EDGES) if alone else None
+        rms_max, slack = frame_limits(rms_max, rms, held, r_now, R,
+                                      (found.rms_px[own], found.r_px[own]) if alone else None)
         # shape alone: SHAPE_MIN_EDGES of the N_RAYS search lines' points, counted over the lines clear of neighbours
         need = SHAPE_MIN_EDGES * seen / N_RAYS if alone else 0
         good = (np.abs(rho / R - 1) < RHO_TOLERANCE) & held & (rms < rms_max) & (n_edges >= need)
@@ -1598,17 +1593,22 @@ def frame_rho(rho: np.ndarray, whole: np.ndarray, R: float, min_count: int) -> f
     return float(np.median(rho[ok])) if ok.sum() >= min_count else float(R)
 
 
-def frame_limits(rms_max: np.ndarray, rms: np.ndarray, held: np.ndarray, r_px: np.ndarray,
-                 R: float) -> tuple[np.ndarray, float]:
+def frame_limits(rms_max: np.ndarray, rms: np.ndarray, held: np.ndarray, r_px: np.ndarray, R: float,
+                 others: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, float]:
     """(the fit RMS limits (M,) [px], the contact slack [m]) of a frame's fits: the fixed limits rms_max (M,)
     [px] and CONTACT_SLACK, where at least FRAME_MIN_FITS fits are ``held`` (M,) bool raised to
     FRAME_RMS_FACTOR times their median RMS (rms (M,) [px]) and CONTACT_RMS_FACTOR times their median RMS
     in metres (outline radii r_px (M,) [px], ball radius R [m]): a JPEG-blocky frame roughens every outline
-    alike, and misplaces a rack's edge balls by several mm, so contacts to them are looser."""
-    if held.sum() < FRAME_MIN_FITS:
+    alike, and misplaces a rack's edge balls by several mm, so contacts to them are looser. others: None, or
+    (RMS (K,) [px], outline radii (K,) [px]) of the frame's fits held elsewhere, counted and pooled with the
+    held ones."""
+    rms_h, r_h = rms[held], r_px[held]
+    if others is not None:
+        rms_h, r_h = np.concatenate([rms_h, others[0]]), np.concatenate([r_h, others[1]])
+    if rms_h.size < FRAME_MIN_FITS:
         return rms_max, CONTACT_SLACK
-    return (np.maximum(rms_max, FRAME_RMS_FACTOR * np.median(rms[held])),
-            max(CONTACT_SLACK, CONTACT_RMS_FACTOR * np.median(rms[held] * R / r_px[held])))
+    return (np.maximum(rms_max, FRAME_RMS_FACTOR * np.median(rms_h)),
+            max(CONTACT_SLACK, CONTACT_RMS_FACTOR * np.median(rms_h * R / r_h)))
 
 
 def place_by_contacts(xy: np.ndarray, good: np.ndarray, start: np.ndarray, R: float,

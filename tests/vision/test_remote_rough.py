@@ -1,6 +1,6 @@
-"""A second search's ball fitted rough (within the frame's limit, ``frame_limits``) far from every ball found, its points
-spanning SHORT_SPAN of its circle, is added whatever its square's fill (``TableDetector.added_kept``): FEW_FILL guards
-against a halo ring's arc, and a ring's arc lies within SHORT_FAR R of the ball it is drawn round."""
+"""A second search's ball fitted rough (within the frame's limit, ``frame_limits``) far from every ball found, its
+points spanning REMOTE_SPAN of its circle, is added whatever its square's fill (``TableDetector.added_kept``):
+FEW_FILL guards against a halo ring's arc, and a ring's arc lies within SHORT_FAR R of the ball it is drawn round."""
 from __future__ import annotations
 
 from vision.render_domain import condition_frames

@@ -320,6 +320,24 @@ def test_five_fits_set_a_frames_rougher_limit_with_two_of_them_rough():
     assert slack == CONTACT_SLACK
 
 
+def test_a_shape_calls_one_fit_takes_the_limit_of_the_frames_other_fits():
+    """``frame_limits`` with ``others``: one rough shape fit (0.68 px, over its fixed 0.67 px) counted with the
+    frame's four colour fits held elsewhere (0.2 px) makes five, so the limit rises to FRAME_RMS_FACTOR times
+    their median (0.2 px) and the fit passes; alone it is one fit, under FRAME_MIN_FITS, and the fixed limit
+    stays."""
+    from vision.detect import CONTACT_SLACK, FRAME_RMS_FACTOR, frame_limits
+
+    R, r_px = 0.028575, 12.2
+    fixed, rms, held = np.array([0.67]), np.array([0.68]), np.ones(1, bool)
+    limit, slack = frame_limits(fixed, rms, held, np.full(1, r_px), R, (np.full(4, 0.2), np.full(4, r_px)))
+    np.testing.assert_allclose(limit, max(0.67, FRAME_RMS_FACTOR * 0.2))
+    assert rms[0] < limit[0]
+    assert slack >= CONTACT_SLACK
+    limit, slack = frame_limits(fixed, rms, held, np.full(1, r_px), R)
+    np.testing.assert_array_equal(limit, fixed)
+    assert slack == CONTACT_SLACK
+
+
 def test_contacts_place_a_rack_ball_whose_start_is_far_off():
     """A rack's edge ball touched by four located balls (at 0, 60, 180 and 240 degrees), its candidate's
     start 9 mm off towards two of them (a rack's starts are 5-12 mm off: the neighbours' outlines vote
@@ -569,8 +587,9 @@ def test_a_second_searchs_rough_fit_is_held_to_the_frames_limit_on_a_full_square
     radius) but under FRAME_RMS_FACTOR times the median of the search's five own fits (JPEG roughens every
     outline of a frame alike; hard x20 seed 77 frames 10 and 17, 0.83-0.97 px, 1.4-1.5 mm off) is added
     where its square is at least FEW_FILL foreground; refused where it is not (a ring's arc encloses
-    cloth: a rack gap's false arc, 0.70), or where the search has only four own fits."""
-    from vision.detect import FEW_FILL, FRAME_RMS_FACTOR, RMS_MAX_SHARE
+    cloth: a rack gap's false arc, 0.70), or where the search has only four own fits. Its points spanning
+    REMOTE_SPAN of its circle (the ball lies 33 R from the first search's), it is added whatever its fill."""
+    from vision.detect import FEW_FILL, FRAME_RMS_FACTOR, REMOTE_SPAN, RMS_MAX_SHARE
     sc, _ = synthetic_camera
     d = vision.detector
     frame, first, ball, model = _two_balls_detected(sc, vision)
@@ -581,8 +600,11 @@ def test_a_second_searchs_rough_fit_is_held_to_the_frames_limit_on_a_full_square
     def kept(others, fill):
         ball.fill[:] = fill
         return bool(d.added_kept(first, others.joined(ball), frame.image, model)[-1])
+    ball.span[:] = REMOTE_SPAN - 0.05          # an arc, not round all about
     assert kept(smooth, FEW_FILL + 0.05)
     assert not kept(smooth, FEW_FILL - 0.05)
+    ball.span[:] = REMOTE_SPAN
+    assert kept(smooth, FEW_FILL - 0.05)
     assert not kept(smooth.take(np.arange(3)), 1.0)
 
 
