@@ -896,14 +896,12 @@ class TableDetector:
         px = table_to_pixels(self.cam, np.concatenate([xy, np.full((xy.shape[0], 1), self.R)], axis=1))
         return inside | self._holes_near(px)[2]
 
-    def onto_bed(self, xy: np.ndarray, which: np.ndarray) -> np.ndarray:
+    def onto_bed(self, xy: np.ndarray, which: np.ndarray, by_pocket: np.ndarray) -> np.ndarray:
         """(K, 2) [m] the table positions xy (K, 2) [m] with the rows ``which`` (K,) bool moved onto the bed
-        (``onto_rectangle``: a ball's centre lies at least R inside the cushion noses), but where its centre's image
-        is near a pocket (in its mouth a ball reaches past the noses' lines; ``on_bed``)."""
-        if not which.any():
-            return xy
-        px = table_to_pixels(self.cam, np.concatenate([xy, np.full((xy.shape[0], 1), self.R)], axis=1))
-        move = which & ~self._holes_near(px)[2]
+        (``onto_rectangle``: a ball's centre lies at least R inside the cushion noses), but those ``by_pocket``
+        (K,) bool, whose centre's image is near a pocket (``_holes_near``: in its mouth a ball reaches past the
+        noses' lines; ``on_bed``)."""
+        move = which & ~by_pocket
         return np.where(move[:, None], onto_rectangle(xy, self.table.width, self.table.length, self.R), xy)
 
     def _holes_near(self, px: np.ndarray):
@@ -1338,7 +1336,8 @@ class TableDetector:
         n_edges = (tw > 0.5).sum(axis=1)
         P = np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1)
         r_now = R * cam.K[0, 0] / np.linalg.norm(P - origin, axis=1)      # outline radius [px], about
-        rms_max = np.where(self._holes_near(table_to_pixels(cam, P))[2], RMS_MAX_PX, RMS_MAX_SHARE * r_now)
+        by_pocket = self._holes_near(table_to_pixels(cam, P))[2]
+        rms_max = np.where(by_pocket, RMS_MAX_PX, RMS_MAX_SHARE * r_now)
         held = (n_edges >= MIN_EDGES) & (np.linalg.norm(xy - start, axis=1) < R)
         # a frame's roughness is the frame's: a shape call's few fits pooled with the colour search's own
         own = ~np.isnan(found.rms_px) & (found.n_edges >= MIN_EDGES) if alone else None
@@ -1347,7 +1346,7 @@ class TableDetector:
         # shape alone: SHAPE_MIN_EDGES of the N_RAYS search lines' points, counted over the lines clear of neighbours
         need = SHAPE_MIN_EDGES * seen / N_RAYS if alone else 0
         good = (np.abs(rho / R - 1) < RHO_TOLERANCE) & held & (rms < rms_max) & (n_edges >= need)
-        xy = self.onto_bed(xy, good)     # no ball overlaps a cushion (an edge inside it, fitted at R, overhangs one)
+        xy = self.onto_bed(xy, good, by_pocket)     # no ball overhangs a cushion (an edge inside it, fitted at R)
         few = np.flatnonzero(good & (n_edges < FEW_EDGES))     # a short arc (a halo ring's): a ball only
         good[few] = self._fill_at(fill_map, xy[few]) >= FEW_FILL  # where its square is full of foreground
         good &= apart(xy, good, n_edges, R, slack)     # balls cannot overlap: no short arc inside a ball
