@@ -1339,10 +1339,11 @@ class TableDetector:
         by_pocket = self._holes_near(table_to_pixels(cam, P))[2]
         rms_max = np.where(by_pocket, RMS_MAX_PX, RMS_MAX_SHARE * r_now)
         held = (n_edges >= MIN_EDGES) & (np.linalg.norm(xy - start, axis=1) < R)
-        # a frame's roughness is the frame's: a shape call's few fits pooled with the colour search's own
-        own = ~np.isnan(found.rms_px) & (found.n_edges >= MIN_EDGES) if alone else None
-        rms_max, slack = frame_limits(rms_max, rms, held, r_now, R,
-                                      (found.rms_px[own], found.r_px[own]) if alone else None)
+        others = None
+        if alone:       # a frame's roughness is the frame's: a shape call's few fits pooled with the colour search's
+            own = ~np.isnan(found.rms_px) & (found.n_edges >= MIN_EDGES)
+            others = (found.rms_px[own], found.r_px[own])
+        rms_max, slack = frame_limits(rms_max, rms, held, r_now, R, others)
         # shape alone: SHAPE_MIN_EDGES of the N_RAYS search lines' points, counted over the lines clear of neighbours
         need = SHAPE_MIN_EDGES * seen / N_RAYS if alone else 0
         good = (np.abs(rho / R - 1) < RHO_TOLERANCE) & held & (rms < rms_max) & (n_edges >= need)
