@@ -236,6 +236,9 @@ REMOTE_SPAN = 0.75                     # ... and a rough fit (the frame's limit)
                                        # whose points span this share of its circle needs no FEW_FILL (a ball of its
                                        # cloth's hue is little foreground; a lit area's edge or a ring's arc is one
                                        # side of a circle: remote rough arcs 0.42-0.73, balls 0.81-0.83; stop 52)
+SMOOTH_SHARE = 0.5                     # ... or its fit's RMS is under this share of the median of the search's own
+                                       # fits (JPEG roughens a frame's outlines alike: refused short arcs 0.85-1.9
+                                       # of it, the true ball 0.26; lit_jpeg, hard seeds 5 / 41 / 30; stop 53)
 WHITE_ADDED_DEG = 20.0                 # a second search's ball is refused where its body (median and dimmest samples)
                                        # is its cloth with light this near white added (``white_added``: the sheen a
                                        # projector's fitted light leaves on; lit_jpeg seeds 5 / 41 / 77: false balls
@@ -986,7 +989,8 @@ class TableDetector:
           SHORT_DIM of it (a ring's remnant is the cloth's colour with white added, never dimmer than the
           cloth; a ball's arc is short where its other rays ran into its neighbours), or it has an
           outline of its own and lies at least SHORT_FAR R from every ball found and added (a ring's arc
-          lies about one ring radius from the ball it is drawn round);
+          lies about one ring radius from the ball it is drawn round), or its fit is under SMOOTH_SHARE of the
+          median RMS of ``det2``'s own fits (``smoother_than_frame``: a frame's outlines are rough alike);
         - have a body unlike the cloth about it in ``image`` (``body_colour`` against ``local_cloth``):
           at least EDGE_MIN_DEG from its colour (more than the cloth's texture), or brighter than
           BRIGHTER times it, or darker than DARK_LINEAR of it. Taking the light off leaves soft steps
@@ -1013,7 +1017,8 @@ class TableDetector:
             a = det2.anchored
             body_ok[a] = dim_body_unlike(image, det2.px[a], det2.r_px[a], local[a], level[a])
         arc = ((det2.span >= SHORT_SPAN) | ((det2.fill >= SHORT_FILL) & (body_ok | (level < SHORT_DIM)))
-               | (~placed & (ang >= EDGE_CHROMA_DEG) & (level < SHORT_DIMMER)))
+               | (~placed & (ang >= EDGE_CHROMA_DEG) & (level < SHORT_DIMMER))
+               | smoother_than_frame(det2.rms_px, own))
         kept = np.zeros(len(det2), bool)
         # each ball's distance [m] to the nearest ball found or added so far (the row norms once, not a norm a pair)
         gaps = np.linalg.norm(det2.xy[:, None] - det.xy[None], axis=2).min(axis=1, initial=np.inf)
@@ -1609,6 +1614,16 @@ def frame_limits(rms_max: np.ndarray, rms: np.ndarray, held: np.ndarray, r_px: n
         return rms_max, CONTACT_SLACK
     return (np.maximum(rms_max, FRAME_RMS_FACTOR * np.median(rms_h)),
             max(CONTACT_SLACK, CONTACT_RMS_FACTOR * np.median(rms_h * R / r_h)))
+
+
+def smoother_than_frame(rms: np.ndarray, own: np.ndarray) -> np.ndarray:
+    """(M,) bool: the ``own`` (M,) bool fits (an outline of their own, MIN_EDGES points or more) whose RMS rms (M,)
+    [px] is under SMOOTH_SHARE of the own fits' median, where FRAME_MIN_FITS or more are own (all False otherwise, as
+    ``frame_limits``): a JPEG frame roughens every outline alike, so a fit far smoother than its frame's is a clean
+    outline, not a soft step the light's take-off left."""
+    if own.sum() < FRAME_MIN_FITS:
+        return np.zeros(rms.shape, bool)
+    return own & (rms < SMOOTH_SHARE * np.median(rms[own]))
 
 
 def place_by_contacts(xy: np.ndarray, good: np.ndarray, start: np.ndarray, R: float,
