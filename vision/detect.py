@@ -238,7 +238,7 @@ REMOTE_SPAN = 0.75                     # ... and a rough fit (the frame's limit)
                                        # side of a circle: remote rough arcs 0.42-0.73, balls 0.81-0.83; stop 52)
 SMOOTH_SHARE = 0.5                     # ... or its fit's RMS is under this share of the median of the search's own
                                        # fits (JPEG roughens a frame's outlines alike: refused short arcs 0.85-1.9
-                                       # of it, the true ball 0.26; lit_jpeg, hard seeds 5 / 41 / 30; stop 53)
+                                       # of it, the true ball 0.26; lit_jpeg seeds 5 / 41 / 30, hard 5 / 30; stop 53)
 WHITE_ADDED_DEG = 20.0                 # a second search's ball is refused where its body (median and dimmest samples)
                                        # is its cloth with light this near white added (``white_added``: the sheen a
                                        # projector's fitted light leaves on; lit_jpeg seeds 5 / 41 / 77: false balls
