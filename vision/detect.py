@@ -246,6 +246,11 @@ WHITE_ADDED_DEG = 20.0                 # a second search's ball is refused where
 BODY_DIMMEST = 12                      # a second search's ball placed against the first search's balls has a body
                                        # unlike its cloth in its dimmest 12 of 32 samples (an empty gap in a ringed
                                        # rack: the rings' remnants bright, the cloth in the neighbours' shadow dim)
+HOLLOW_SHARE = 0.1                     # a fit with fewer outline points than this share of its search lines clear of
+                                       # neighbours shows no outline; with a body of its cloth's hue (within
+                                       # LOW_CONTRAST_DEG) at 1 to BRIGHTER times its level (a sheen's streak beside a
+                                       # ball) its circle ends no neighbour's search line in the next pass (a
+                                       # projector's light taken off, not JPEG; docs/vision.md step 5)
 MIN_EDGES = 8                          # a ball needs at least this many consistent outline points
 SHAPE_MIN_EDGES = 20                   # a ball from shape alone (``vision.shape_candidates``) needs this many of
                                        # N_RAYS, pro rata over its lines clear of neighbours (16 let 4-5 mm fits with
@@ -1252,6 +1257,7 @@ class TableDetector:
         alone = found is not None
         rho = np.full(xy.shape[0], R)
         gone = np.zeros(xy.shape[0], bool)      # fits that left their start (a neighbour's outline)
+        hollow = np.zeros(xy.shape[0], bool)    # fits with almost no outline on their clear search lines
         min_step = EDGE_MIN_SHARE * np.linalg.norm(cloth_lin)
         side, rho_min = (REFINE_SIDE, RHO_FRAME_MIN_BLOCKY) if blocky else (1.0, RHO_FRAME_MIN)
         luma = blocky and plain and not alone
@@ -1260,7 +1266,7 @@ class TableDetector:
             outline, cpx = self._outlines(xy, rho)
             rpx = mean_radii(outline, cpx)
             normals = outline_normals(outline)
-            near = near_neighbours(outline, cpx, np.where(gone, 0.0, rpx), half_width + 1.0, normals)
+            near = near_neighbours(outline, cpx, np.where(gone | hollow, 0.0, rpx), half_width + 1.0, normals)
             if found is not None and len(found):
                 near |= inside_circles(outline + (half_width + 1.0) * normals, found.px, found.r_px)
             mask, corner, rows = self._holes_near(cpx)
@@ -1330,8 +1336,15 @@ class TableDetector:
             xy[gone], rho[gone], tw[gone] = start[gone], R, 0.0     # for good (step 6 may place it by its contacts),
             # where it hides no neighbour's outline (it was dropped as that neighbour's duplicate before)
             n = (tw > 0.5).sum(axis=1)
+            # no outline where one shows and a body of its cloth's hue, lit brighter (a sheen's streak): it hides no
+            # neighbour's search line next pass
+            hollow = (n < HOLLOW_SHARE * seen) & (unlit and not blocky)
+            if hollow.any():
+                ang, lev, _ = body_against_cloth(image, cpx[hollow], rpx[hollow], cloth)
+                hollow[hollow] = (ang < LOW_CONTRAST_DEG) & (lev >= 1.0) & (lev < BRIGHTER)
             keep = distinct(xy, np.where(np.abs(rho / R - 1) < RHO_TOLERANCE, n, -1), 0.5 * R)
-            xy, rho, rms, tw, start, fill, gone, seen = (v[keep] for v in (xy, rho, rms, tw, start, fill, gone, seen))
+            xy, rho, rms, tw, start, fill, gone, hollow, seen = (v[keep] for v in (xy, rho, rms, tw, start, fill, gone,
+                                                                                   hollow, seen))
             if not last:     # a fit that is no ball must not hide real balls' edges next time
                 rho = np.clip(rho, (1 - RHO_TOLERANCE) * R, (1 + RHO_TOLERANCE) * R)
         # an outline found inside the ball on one side (a stripe of the cloth's colour); under halo rings or JPEG
