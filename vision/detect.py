@@ -250,7 +250,7 @@ HOLLOW_SHARE = 0.1                     # a fit with fewer outline points than th
                                        # neighbours shows no outline; with a body of its cloth's hue (within
                                        # LOW_CONTRAST_DEG) at 1 to BRIGHTER times its level (a sheen's streak beside a
                                        # ball) its circle ends no neighbour's search line in the next pass (a
-                                       # projector's light taken off, not JPEG; docs/vision.md step 5)
+                                       # projector's light taken off, not JPEG; docs/vision.md step 6, stop 53)
 MIN_EDGES = 8                          # a ball needs at least this many consistent outline points
 SHAPE_MIN_EDGES = 20                   # a ball from shape alone (``vision.shape_candidates``) needs this many of
                                        # N_RAYS, pro rata over its lines clear of neighbours (16 let 4-5 mm fits with
