@@ -1337,8 +1337,8 @@ class TableDetector:
             # where it hides no neighbour's outline (it was dropped as that neighbour's duplicate before)
             n = (tw > 0.5).sum(axis=1)
             # no outline where one shows and a body of its cloth's hue, lit brighter (a sheen's streak): it hides no
-            # neighbour's search line next pass
-            hollow = (n < HOLLOW_SHARE * seen) & (unlit and not blocky)
+            # neighbour's search line next pass (none after the last)
+            hollow = (n < HOLLOW_SHARE * seen) & (unlit and not blocky and not last)
             if hollow.any():
                 ang, lev, _ = body_against_cloth(image, cpx[hollow], rpx[hollow], cloth)
                 hollow[hollow] = (ang < LOW_CONTRAST_DEG) & (lev >= 1.0) & (lev < BRIGHTER)
