@@ -251,6 +251,12 @@ HOLLOW_SHARE = 0.1                     # a fit with fewer outline points than th
                                        # LOW_CONTRAST_DEG) at 1 to BRIGHTER times its level (a sheen's streak beside a
                                        # ball) its circle ends no neighbour's search line in the next pass (a
                                        # projector's light taken off, not JPEG; docs/vision.md step 6, stop 53)
+BODY_TURN_DEG = 30.0                   # a pass's body colour turned this far from the last pass's (that found MIN_EDGES
+                                       # outline points or more) ...
+BODY_TURN_LEVEL = 2.0                  # ... and this many times brighter is a two-coloured ball's white part read after
+                                       # its coloured one: the pass keeps the last colour (``turned_far``; lit_jpeg
+                                       # seed 77 frame 11's 10: 39 degrees, 2.2 times; the turns that collapsed a pass
+                                       # elsewhere, seeds 5-400: 0.4-29 degrees, or 31-38 but dimmer; stop 53)
 MIN_EDGES = 8                          # a ball needs at least this many consistent outline points
 SHAPE_MIN_EDGES = 20                   # a ball from shape alone (``vision.shape_candidates``) needs this many of
                                        # N_RAYS, pro rata over its lines clear of neighbours (16 let 4-5 mm fits with
@@ -1261,6 +1267,7 @@ class TableDetector:
         min_step = EDGE_MIN_SHARE * np.linalg.norm(cloth_lin)
         side, rho_min = (REFINE_SIDE, RHO_FRAME_MIN_BLOCKY) if blocky else (1.0, RHO_FRAME_MIN)
         luma = blocky and plain and not alone
+        held, n_held = None, np.zeros(xy.shape[0], np.int64)     # the last pass's body colours and outline points
         for it, half_width in enumerate(SEARCH_WIDTHS):
             P = np.concatenate([xy, np.full((xy.shape[0], 1), R)], axis=1)
             outline, cpx = self._outlines(xy, rho)
@@ -1275,6 +1282,9 @@ class TableDetector:
             own = (cloth.lit != (0.0, 0.0)) | (cos < np.cos(np.radians(LOCAL_OWN_DEG)))
             ref = np.where(own[:, None], local, cloth_lin)
             body = body_colour(image, cpx, rpx)
+            if held is not None:    # a two-coloured ball's body read from its other part (a stripe's white cap)
+                turned = (n_held >= MIN_EDGES) & turned_far(held, body)
+                body[turned] = held[turned]
             # no halo rings (their remnants; bright finite): balls of the cloth's own colour, and brightness where
             # colour cannot tell (a ball of the cloth's hue, white on a grey cloth: a moving white ball's blur on
             # green is no ball); halo rings (their remnants are bright), vivid: a far brighter ball of the cloth's
@@ -1314,6 +1324,7 @@ class TableDetector:
                 took = np.flatnonzero(dark)[use]
                 pts[took], valid[took] = lp[use], lv[use]
             valid &= ~near
+            held, n_held = body, valid.sum(axis=1)
             rays = used_rays(cam, pts, valid)
             px_per_m = cam.K[0, 0] / np.linalg.norm(P - origin, axis=1)
             last = it == len(SEARCH_WIDTHS) - 1
@@ -1343,8 +1354,8 @@ class TableDetector:
                 ang, lev, _ = body_against_cloth(image, cpx[hollow], rpx[hollow], cloth)
                 hollow[hollow] = (ang < LOW_CONTRAST_DEG) & (lev >= 1.0) & (lev < BRIGHTER)
             keep = distinct(xy, np.where(np.abs(rho / R - 1) < RHO_TOLERANCE, n, -1), 0.5 * R)
-            xy, rho, rms, tw, start, fill, gone, hollow, seen = (v[keep] for v in (xy, rho, rms, tw, start, fill, gone,
-                                                                                   hollow, seen))
+            xy, rho, rms, tw, start, fill, gone, hollow, seen, held, n_held = (
+                v[keep] for v in (xy, rho, rms, tw, start, fill, gone, hollow, seen, held, n_held))
             if not last:     # a fit that is no ball must not hide real balls' edges next time
                 rho = np.clip(rho, (1 - RHO_TOLERANCE) * R, (1 + RHO_TOLERANCE) * R)
         # an outline found inside the ball on one side (a stripe of the cloth's colour); under halo rings or JPEG
@@ -1627,6 +1638,16 @@ def frame_limits(rms_max: np.ndarray, rms: np.ndarray, held: np.ndarray, r_px: n
         return rms_max, CONTACT_SLACK
     return (np.maximum(rms_max, FRAME_RMS_FACTOR * np.median(rms_h)),
             max(CONTACT_SLACK, CONTACT_RMS_FACTOR * np.median(rms_h * R / r_h)))
+
+
+def turned_far(held: np.ndarray, body: np.ndarray) -> np.ndarray:
+    """(M,) bool: body colours body (M, 3) [linear RGB] turned from the last pass's held (M, 3) at least BODY_TURN_DEG
+    in colour and BODY_TURN_LEVEL times brighter: a two-coloured ball's body read from its white part after its
+    coloured one (a stripe's cap), not the small drift of a body read about a moving centre."""
+    cos = np.einsum("ij,ij->i", held, body) / np.maximum(np.linalg.norm(held, axis=1) * np.linalg.norm(body, axis=1),
+                                                         1e-12)
+    level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(held, axis=1), 1e-12)
+    return (cos < np.cos(np.radians(BODY_TURN_DEG))) & (level >= BODY_TURN_LEVEL)
 
 
 def smoother_than_frame(rms: np.ndarray, own: np.ndarray) -> np.ndarray:
