@@ -1644,10 +1644,8 @@ def turned_far(held: np.ndarray, body: np.ndarray) -> np.ndarray:
     """(M,) bool: body colours body (M, 3) [linear RGB] turned from the last pass's held (M, 3) at least BODY_TURN_DEG
     in colour and BODY_TURN_LEVEL times brighter: a two-coloured ball's body read from its white part after its
     coloured one (a stripe's cap), not the small drift of a body read about a moving centre."""
-    cos = np.einsum("ij,ij->i", held, body) / np.maximum(np.linalg.norm(held, axis=1) * np.linalg.norm(body, axis=1),
-                                                         1e-12)
     level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(held, axis=1), 1e-12)
-    return (cos < np.cos(np.radians(BODY_TURN_DEG))) & (level >= BODY_TURN_LEVEL)
+    return (hue_angle(body, held) >= BODY_TURN_DEG) & (level >= BODY_TURN_LEVEL)
 
 
 def smoother_than_frame(rms: np.ndarray, own: np.ndarray) -> np.ndarray:
