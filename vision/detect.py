@@ -249,8 +249,10 @@ BODY_DIMMEST = 12                      # a second search's ball placed against t
 HOLLOW_SHARE = 0.1                     # a fit with fewer outline points than this share of its search lines clear of
                                        # neighbours shows no outline; with a body of its cloth's hue (within
                                        # LOW_CONTRAST_DEG) at 1 to BRIGHTER times its level (a sheen's streak beside a
-                                       # ball) its circle ends no neighbour's search line in the next pass (a
-                                       # projector's light taken off, not JPEG; docs/vision.md step 6, stop 53)
+                                       # ball), or SPOT_DARK to BRIGHTER with no outline point at all (a gap among
+                                       # balls, the cloth in their shade), its circle ends no neighbour's search line
+                                       # in the next pass (a projector's light taken off, not JPEG; docs/vision.md
+                                       # step 6, stop 53)
 BODY_TURN_DEG = 30.0                   # a pass's body colour turned this far from the last pass's (that found MIN_EDGES
                                        # outline points or more) ...
 BODY_TURN_LEVEL = 2.0                  # ... and this many times brighter is a two-coloured ball's white part read after
@@ -1347,12 +1349,14 @@ class TableDetector:
             xy[gone], rho[gone], tw[gone] = start[gone], R, 0.0     # for good (step 6 may place it by its contacts),
             # where it hides no neighbour's outline (it was dropped as that neighbour's duplicate before)
             n = (tw > 0.5).sum(axis=1)
-            # no outline where one shows and a body of its cloth's hue, lit brighter (a sheen's streak): it hides no
-            # neighbour's search line next pass (none after the last)
+            # no outline where one shows and a body of its cloth's hue, lit brighter (a sheen's streak), or with no
+            # outline point at all, in its neighbours' shade (a gap among balls): it hides no neighbour's search line
+            # next pass (none after the last)
             hollow = (n < HOLLOW_SHARE * seen) & (unlit and not blocky and not last)
             if hollow.any():
                 ang, lev, _ = body_against_cloth(image, cpx[hollow], rpx[hollow], cloth)
-                hollow[hollow] = (ang < LOW_CONTRAST_DEG) & (lev >= 1.0) & (lev < BRIGHTER)
+                floor = np.where(n[hollow] == 0, SPOT_DARK, 1.0)
+                hollow[hollow] = (ang < LOW_CONTRAST_DEG) & (lev >= floor) & (lev < BRIGHTER)
             keep = distinct(xy, np.where(np.abs(rho / R - 1) < RHO_TOLERANCE, n, -1), 0.5 * R)
             xy, rho, rms, tw, start, fill, gone, hollow, seen, held, n_held = (
                 v[keep] for v in (xy, rho, rms, tw, start, fill, gone, hollow, seen, held, n_held))

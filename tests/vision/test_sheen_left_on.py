@@ -62,3 +62,21 @@ def test_a_sheens_streak_beside_a_ball_hides_none_of_its_outline(synthetic_camer
     c = counted(condition_frames(sc, "lit_sheen", 2, 8)[1], 6)
     assert c.matched == c.balls == c.detected
     assert c.off < 0.004
+
+
+def test_a_gap_among_balls_in_their_shade_hides_none_of_their_outlines(synthetic_camera, counted):
+    """The lit_sheen condition's seed 77 frame 5 (``condition_frames`` seed 78, second frame): a green 14 on a green
+    cloth beside a gap among the 7, the 6 and the 5. A fit in the gap found no outline point on 12-15 search lines
+    clear of its neighbours, its body the cloth's hue (2.4 degrees) in their shade (0.94 of its level, under the
+    1.0 floor of a sheen's streak), and its circle hid the 14's lines: the 14 lost. A fit with no outline point at
+    all and a body of its cloth's hue at SPOT_DARK or more of its level hides none (HOLLOW_SHARE): the 14 is found
+    within 1 mm (0.47), every other ball found, no false ball. Seed 30 frame 14 (``condition_frames`` seed 33, third
+    frame) keeps its white-bodied 10 by a cushion, whose neighbours on the sheen (0.97-1.02 of their cloth's level)
+    found 2-3 points each: a floor of SPOT_DARK for them too let the 10's lines run onto the sheen (1.08 px: lost)."""
+    sc, _ = synthetic_camera
+    c = counted(condition_frames(sc, "lit_sheen", 2, 78)[1], 14)
+    assert c.matched == c.balls == c.detected
+    assert c.off < 0.001
+    c = counted(condition_frames(sc, "lit_sheen", 3, 33)[2], 10)
+    assert c.matched == c.balls == c.detected
+    assert c.off < 0.001
