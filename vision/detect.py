@@ -1645,7 +1645,7 @@ def frame_limits(rms_max: np.ndarray, rms: np.ndarray, held: np.ndarray, r_px: n
 
 
 def turned_far(held: np.ndarray, body: np.ndarray) -> np.ndarray:
-    """(M,) bool: body colours body (M, 3) [linear RGB] turned from the last pass's held (M, 3) at least BODY_TURN_DEG
+    """(M,) bool: body colours body (M, 3) [linear BGR] turned from the last pass's held (M, 3) at least BODY_TURN_DEG
     in colour and BODY_TURN_LEVEL times brighter: a two-coloured ball's body read from its white part after its
     coloured one (a stripe's cap), not the small drift of a body read about a moving centre."""
     level = np.linalg.norm(body, axis=1) / np.maximum(np.linalg.norm(held, axis=1), 1e-12)
