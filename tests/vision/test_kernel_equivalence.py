@@ -141,7 +141,7 @@ from vision.play_area import (
     row_ends,
 )
 from vision.runs import row_runs
-from vision.shape_candidates import SHAPE_VOTES, _local_peaks
+from vision.shape_candidates import DIM, SEED_HUE_DEG, SHAPE_VOTES, _dim, _local_peaks
 from vision.steps import N_RAYS, ray_directions, step_points
 from vision.thin_lines import (
     ALONG_SHARE,
@@ -1057,6 +1057,28 @@ def test_shape_peaks_equal_the_dilated_maxima():
                           & allowed & (near == 0))
         for got, exp in zip(_local_peaks(votes, allowed, near, SHAPE_VOTES), want):
             np.testing.assert_array_equal(got, exp)
+
+
+def test_dim_pixels_equal_the_numpy_expression():
+    """``vision.shape_candidates._dim`` (a row's colours copied out, every pixel's test without branches) equals
+    the plain numpy expression in float64 (the brightness bound in float64, as numba multiplies a float by a
+    float32), with the hue test off (tan2 inf: inf x 0 is NaN, no pixel) and on, on the crop's odd size."""
+    rng = np.random.default_rng(46)
+    h, w = 331, 597
+    img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    img[:40] = 0                          # black pixels: a = 0 on the hue test
+    voters = rng.random((h, w)) < 0.8
+    near = rng.choice(np.array([0, 0, 0, 1, 2], np.uint8), (h, w))
+    chroma = np.array([0.35, 0.85, 0.4])
+    chroma /= np.linalg.norm(chroma)
+    bright = (rng.random((h, w)) * 300).astype(np.float32)
+    b, g, r = np.moveaxis(img.astype(np.float64), -1, 0)
+    a = b * chroma[0] + g * chroma[1] + r * chroma[2]
+    for tan2 in (np.inf, math.tan(math.radians(SEED_HUE_DEG)) ** 2):
+        with np.errstate(invalid="ignore"):
+            off = (b * b + g * g + r * r - a * a) > tan2 * a * a
+        want = voters & (near == 0) & ((a < DIM * bright.astype(np.float64)) | off)
+        np.testing.assert_array_equal(_dim(img, voters, near, chroma, bright, DIM, tan2), want.astype(np.uint8))
 
 
 def test_least_median_equals_numpys_percentile_and_median():
