@@ -49,9 +49,8 @@ def _dim(img, voters, near, chroma, bright, share, tan2):
     """(h, w) uint8 1 where ``voters`` and ``near`` (h, w) uint8 is 0 (no ball found near) and the brightness
     along the cloth's colour (chroma (3,) unit, 8-bit BGR units) is below share x the lit cloth's ``bright`` (h, w),
     or the colour's squared distance off that direction exceeds tan2 times its squared component along it (the
-    masks read here, not combined over the frame first). A row's colours copied out as float64 first, then
-    every pixel's test without branches, which the compiler vectorises (the same arithmetic: 0.33 -> 0.24 ms a
-    rendered frame's half-resolution crop against a test of the masks first)."""
+    masks read here, not combined over the frame first). A row's colours are copied out as float64 first and
+    every pixel is tested without branches, which the compiler vectorises."""
     h, w = voters.shape
     out = np.empty((h, w), np.uint8)
     c0, c1, c2 = chroma[0], chroma[1], chroma[2]
