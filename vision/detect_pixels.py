@@ -49,8 +49,7 @@ in the image instead (the reason for each is in docs/vision.md):
    no overlap with a better-supported ball (but two fits leaned into each other from candidates
    nearly two radii apart: touching balls); the candidates refused that lie apart from every fit
    are fitted to their darker limb (``vision.limbs``, the registered mode's search for a ball of
-   the cloth's hue: a dark green ball on green cloth, whose inside passes for cloth), and so are the registered
-   mode's shape candidates where no fit is (``shape_starts``: a ball no colour tells from its cloth); a candidate
+   the cloth's hue: a dark green ball on green cloth, whose inside passes for cloth); a candidate
    the fits hem in (a rack's inner ball) is placed where it touches them (``_with_contact_balls``,
    the registered mode's ``place_by_contacts``); where four or more fits touch (a rack), the spots
    touching two touching fits are searched too (``_with_lattice_balls``: a rack's ball with no candidate);
@@ -139,7 +138,6 @@ from vision.intruders import clear_of_intruders, reach_in_band
 from vision.jaws import JAW_NEAR, jaw_candidates
 from vision.limbs import limb_circles
 from vision.play_area import area_mask, area_polygon, cloth_region, within_pockets
-from vision.shape_candidates import shape_candidates
 from vision.steps import N_RAYS, STEP, SmoothedNear, _step_points, ray_directions, step_points
 from vision.thin_lines import remove_thin_lines
 
@@ -263,8 +261,8 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     rms_px the circle fits' residuals, n_edges the outline points used.
     Raises ValueError for an image that is not BGR, a radius below 3 px, or no cloth in view.
     One core: about 7-8.5 ms for a rendered 1280x720 frame, 11-13.5 ms for a real one, about 13.5-14 ms
-    under bright halo rings (``cuerobot bench vision``; docs/vision.md, stage 7's Speed), before stage 6's shape
-    starts (``shape_starts``: about 2.5-4 ms more, docs/vision.md); a frame searched twice (stage 8) about twice that.
+    under bright halo rings (``cuerobot bench vision``; docs/vision.md, stage 7's Speed); a frame searched
+    twice (stage 8) about twice that.
     """
     if image.ndim != 3 or image.shape[2] != 3:
         raise ValueError(f"expected a BGR image, got shape {image.shape}")
@@ -356,13 +354,6 @@ def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detection
                                        unlike, model.chroma, rings, hole)
     fill = np.concatenate([fill, jaw_fill])
     idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim, ringed)
-    # balls only their shape shows (a dark ball a projector's light washed into its grey cloth's colour)
-    shaped = shape_starts(half, region, inside, rim, allowed, c, r_half, model, bright, grey)
-    if len(shaped):                      # ... fitted to their darker limb, as the refused candidates are
-        m = len(idx)
-        idx, c, r, rms, n = _with_limb_fits(clean, model, shaped, (idx, c, r, rms, n), float(radius_px), rim, ringed)
-        idx[m:] += len(fill)                 # (their squares taken as empty of foreground: no candidate came there)
-        fill = np.concatenate([fill, np.zeros(len(shaped))])
     idx, c, r, rms, n = _with_contact_balls(c0, (idx, c, r, rms, n), unlike)
     (idx, c, r, rms, n), fill = _with_lattice_balls(clean, (idx, c, r, rms, n), fill, allowed, float(radius_px),
                                                     unlike, model.chroma, rings, hole)
@@ -498,22 +489,6 @@ def _jaw_share(shares, rms):
         jaw = rms[m] < ROUND_RMS or (rms[m] < RMS_MAX and unlike >= JAW_FULL * seen)
         out[m] = max(unlike, unlike / max(seen, JAW_SEEN)) if jaw else unlike
     return out
-
-
-def shape_starts(half: np.ndarray, region: np.ndarray, inside: np.ndarray, rim: np.ndarray, allowed: np.ndarray,
-                 found: np.ndarray, r_half: float, model, bright: np.ndarray, grey: bool) -> np.ndarray:
-    """(K, 2) [px] full-resolution starts of balls that only their shape shows, in the half-resolution BGR uint8
-    frame ``half`` (h, w, 3): the registered mode's ``vision.shape_candidates`` at the one radius r_half [half px],
-    its voters the play area (``inside`` (h, w) bool; ``region`` (h, w) uint8 its mask) off its sides' lines and
-    off the pockets' rims (``rim`` (h, w) bool): with no table model those stand for the empty table's own edges.
-    ``allowed`` (h, w) bool where a centre may be; found (M, 2) [px] the balls fitted so far (full resolution);
-    model, bright, grey: the cloth model, its lit brightness (h, w) and whether it is grey, as there."""
-    k3 = np.ones((3, 3), np.uint8)
-    sides = cv2.dilate((cv2.dilate(region, k3) != cv2.erode(region, k3)).astype(np.uint8), k3) > 0
-    radius = np.full(region.shape, r_half, np.float32)
-    starts = shape_candidates(half, inside & ~sides & ~rim, allowed, radius, (found - 0.5) / 2, model.chroma,
-                              bright, (r_half, r_half), grey)
-    return 2 * starts + 0.5
 
 
 def _with_limb_fits(image: np.ndarray, model, cand: np.ndarray, fits: tuple, radius_px: float,
