@@ -455,15 +455,24 @@ def _hidden_peaks(half: np.ndarray, fg: np.ndarray, region: np.ndarray, box: int
     foreground (``fill`` (M,)) left out, a radius from every candidate of ``cand`` and with their squares at
     least RINGED_FILL foreground: a circle where halo rings' arcs cross beside a rack has a peak that, stronger,
     hides a rack ball's (non-maximum suppression at 1.3 radii)."""
-    few = cand[fill < RINGED_FILL]
-    yy, xx = np.mgrid[:allowed.shape[0], :allowed.shape[1]]
-    off = np.zeros(allowed.shape, bool)
-    for u, v in few:
-        off |= (xx - u) ** 2 + (yy - v) ** 2 <= (RING_PEAK * r_half) ** 2
+    off = _discs(allowed.shape, cand[fill < RINGED_FILL], RING_PEAK * r_half)
     more, more_fill = candidates(half, fg, region, known_sums(region, box), allowed & ~off, r_half, box)
     new = ((np.linalg.norm(more[:, None] - cand[None], axis=-1).min(axis=1, initial=np.inf) >= r_half)
            & (more_fill >= RINGED_FILL))
     return np.stack([2 * more[new, 0] + 0.5, 2 * more[new, 1] + 0.5], axis=1).reshape(-1, 2), more_fill[new]
+
+
+def _discs(shape: tuple, c: np.ndarray, reach: float) -> np.ndarray:
+    """(h, w) bool of ``shape``: the pixels (integer x, y) within ``reach`` [px] of any centre c (M, 2) [px, x y],
+    each disc set in its own window."""
+    out = np.zeros(shape, bool)
+    for u, v in c:
+        x0, x1 = max(int(np.floor(u - reach)), 0), min(int(np.ceil(u + reach)) + 1, shape[1])
+        y0, y1 = max(int(np.floor(v - reach)), 0), min(int(np.ceil(v + reach)) + 1, shape[0])
+        if x0 < x1 and y0 < y1:
+            xx, yy = np.arange(x0, x1), np.arange(y0, y1)[:, None]
+            out[y0:y1, x0:x1] |= (xx - u) ** 2 + (yy - v) ** 2 <= reach ** 2
+    return out
 
 
 def _with_jaw_fits(image: np.ndarray | SmoothedNear, jaw: np.ndarray, offset: int, fits: tuple, radius_px: float,
