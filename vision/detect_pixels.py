@@ -233,6 +233,7 @@ RINGED_FILL = 0.78                 # on a frame with halo rings, not lit all ove
 RINGED_RMS = 0.6                   # from a candidate whose square is less full of foreground than this lies where
                                    # the rings' arcs cross on the cloth (rendered halo: squares 0.60-0.74, RMS 0.7-1.1;
                                    # balls' >= 0.96; real halo balls' 0.74 at RMS 0.43-0.52)
+RING_PEAK = 0.5                    # ball radii about such a candidate's peak left out when the peaks it hid are sought
 RINGED_POINTS = 30                 # ... and is kept after the search again only with this many outline points
                                    # (seeds 5 and 41, halo and hard: balls 35-48; circles off balls 21-27, 32-47)
 OFF_AREA = 0.25                    # a fit with more than this share of its circle beyond the play area's sides ...
@@ -347,10 +348,12 @@ def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detection
     def unlike(c, r, rms):                   # the share of each circle's inside unlike cloth
         return ball_share(image, model, c, r, rim, rms)
     smooth = SmoothedNear(clean, SMOOTH_SIGMA)               # (one for every search of the frame: each square once)
-    (idx, c, r, rms, n), spare = _ringed_fits(smooth, c, fill, float(radius_px), unlike, model.chroma, rings,
-                                              ringed and not model.lit[0] < 0, hole)
+    # (not in the search with the light under the rings off: there a rack ball's fit lost to a candidate added)
+    hidden = functools.partial(_hidden_peaks, half, fg, region, box, allowed, r_half, cand, fill) if first else None
+    (idx, c, r, rms, n), spare, c0, fill = _ringed_fits(smooth, c, fill, float(radius_px), unlike, model.chroma,
+                                                        rings, ringed and not model.lit[0] < 0, hole, hidden)
     c, r, rms, n = _outside_markings(clean, (c, r, rms, n), float(radius_px), model)
-    idx, c, r, rms, n = _with_jaw_fits(smooth, 2 * jaw + 0.5, cand.shape[0], (idx, c, r, rms, n), float(radius_px),
+    idx, c, r, rms, n = _with_jaw_fits(smooth, 2 * jaw + 0.5, c0.shape[0], (idx, c, r, rms, n), float(radius_px),
                                        unlike, model.chroma, rings, hole)
     fill = np.concatenate([fill, jaw_fill])
     idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim, ringed)
@@ -415,7 +418,7 @@ def added_kept(det: Detections, again: Detections, first: FirstSearch, radius_px
 
 
 def _ringed_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, fill: np.ndarray, radius_px: float, unlike,
-                 cloth: np.ndarray, rings: np.ndarray, again: bool, hole: np.ndarray) -> tuple:
+                 cloth: np.ndarray, rings: np.ndarray, again: bool, hole: np.ndarray, hidden) -> tuple:
     """``outline_fits(image, c, radius_px, unlike, cloth, rings, hole)`` about the candidates c (M, 2) [px] (idx
     into c), searched again where ``again`` (a frame with halo rings, not lit all over) and a ragged fit
     (RMS over RINGED_RMS) came from a candidate whose square is less than RINGED_FILL foreground (``fill``
@@ -423,20 +426,53 @@ def _ringed_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, fill: np.ndarr
     overlaps. The second search leaves out the candidates of such squares but those whose fits were round;
     a ragged fit of the first that lies APART radii from every fit of the second is kept (its own ball:
     under JPEG and a projector's light a ball's square is as empty and its fit as ragged) where it has at least
-    RINGED_POINTS outline points."""
+    RINGED_POINTS outline points. The second search takes in too the candidates ``hidden()`` ((K, 2) [px], (K,)
+    fill: ``_hidden_peaks``; None: none) that such squares' peaks hid, appended to c and fill.
+    Returns (fits, spare, c, fill)."""
     fits, spare = outline_fits(image, c, radius_px, unlike, cloth, rings, hole)
     idx, rms = fits[0], fits[3]
     few = fill[idx] < RINGED_FILL
     ragged = few & (rms > RINGED_RMS)
     if not again or not ragged.any():     # (most frames)
-        return fits, spare
+        return fits, spare, c, fill
+    if hidden is not None:
+        more, more_fill = hidden()
+        c, fill = np.concatenate([c, more]), np.concatenate([fill, more_fill])
     searched = np.union1d(np.flatnonzero(fill >= RINGED_FILL), idx[few & ~ragged])
     second, spare = outline_fits(image, c[searched], radius_px, unlike, cloth, rings, hole)
     back = ragged & (fits[4] >= RINGED_POINTS) & (np.linalg.norm(fits[1][:, None] - second[1][None], axis=-1)
                                                    .min(axis=1, initial=np.inf) >= APART * radius_px)
     return ((np.concatenate([searched[second[0]], idx[back]]),)
             + tuple(np.concatenate([a, b[back]]) for a, b in zip(second[1:], fits[1:])),
-            (searched[spare[0]],) + spare[1:])
+            (searched[spare[0]],) + spare[1:], c, fill)
+
+
+def _hidden_peaks(half: np.ndarray, fg: np.ndarray, region: np.ndarray, box: int, allowed: np.ndarray, r_half: float,
+                  cand: np.ndarray, fill: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(centres (K, 2) [full-resolution px], fill (K,)): the candidates (``candidates`` of the half-resolution
+    ``half``, ``fg``, ``region``, ``box``, ``allowed``) found again with the pixels within RING_PEAK radii
+    ``r_half`` of each candidate of ``cand`` (M, 2) [half-resolution px] whose square is less than RINGED_FILL
+    foreground (``fill`` (M,)) left out, a radius from every candidate of ``cand`` and with their squares at
+    least RINGED_FILL foreground: a circle where halo rings' arcs cross beside a rack has a peak that, stronger,
+    hides a rack ball's (non-maximum suppression at 1.3 radii)."""
+    off = _discs(allowed.shape, cand[fill < RINGED_FILL], RING_PEAK * r_half)
+    more, more_fill = candidates(half, fg, region, known_sums(region, box), allowed & ~off, r_half, box)
+    new = ((np.linalg.norm(more[:, None] - cand[None], axis=-1).min(axis=1, initial=np.inf) >= r_half)
+           & (more_fill >= RINGED_FILL))
+    return np.stack([2 * more[new, 0] + 0.5, 2 * more[new, 1] + 0.5], axis=1).reshape(-1, 2), more_fill[new]
+
+
+def _discs(shape: tuple, c: np.ndarray, reach: float) -> np.ndarray:
+    """(h, w) bool of ``shape``: the pixels (integer x, y) within ``reach`` [px] of any centre c (M, 2) [px, x y],
+    each disc set in its own window."""
+    out = np.zeros(shape, bool)
+    for u, v in c:
+        x0, x1 = max(int(np.floor(u - reach)), 0), min(int(np.ceil(u + reach)) + 1, shape[1])
+        y0, y1 = max(int(np.floor(v - reach)), 0), min(int(np.ceil(v + reach)) + 1, shape[0])
+        if x0 < x1 and y0 < y1:
+            xx, yy = np.arange(x0, x1), np.arange(y0, y1)[:, None]
+            out[y0:y1, x0:x1] |= (xx - u) ** 2 + (yy - v) ** 2 <= reach ** 2
+    return out
 
 
 def _with_jaw_fits(image: np.ndarray | SmoothedNear, jaw: np.ndarray, offset: int, fits: tuple, radius_px: float,

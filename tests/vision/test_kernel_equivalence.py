@@ -82,6 +82,7 @@ from vision.detect_pixels import (
     _alive,
     _any_in_disc,
     _choose,
+    _discs,
     _jaw_share,
     _offsets,
     _on_rings,
@@ -1907,3 +1908,18 @@ def test_mean_radii_and_per_sphere_arguments_equal_numpys():
             np.testing.assert_array_equal(got, ref)
             assert got.dtype == ref.dtype and got.flags.c_contiguous and got.flags.writeable
             assert not np.shares_memory(got, np.asarray(v))
+
+
+def test_discs_equal_the_whole_frame_expression():
+    """``vision.detect_pixels._discs`` (each disc in its own window) equals the distance test over the whole
+    frame's pixel grid: centres inside, on and beyond the edges, no centre, reaches under a pixel to a few."""
+    rng = np.random.default_rng(54)
+    for _ in range(200):
+        h, w = rng.integers(5, 60, 2)
+        c = rng.uniform(-10, 70, (rng.integers(0, 6), 2))
+        reach = rng.uniform(0.3, 9)
+        yy, xx = np.mgrid[:h, :w]
+        want = np.zeros((h, w), bool)
+        for u, v in c:
+            want |= (xx - u) ** 2 + (yy - v) ** 2 <= reach ** 2
+        np.testing.assert_array_equal(_discs((h, w), c, reach), want)
