@@ -336,7 +336,7 @@ def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detection
     jaw, jaw_fill = jaw_candidates(half, classes, region, hole, r_half, box)
     if cand.shape[0] + jaw.shape[0] == 0:
         return _empty(), FirstSearch(None)
-    c0 = c = np.stack([2 * cand[:, 0] + 0.5, 2 * cand[:, 1] + 0.5], axis=1)
+    c0 = c = _full_resolution(cand)
     if light is not None:                                    # ... and off the frame about the candidates
         image = take_off_light(image, light, (0, 0), 2, near_points(half.shape, np.concatenate([cand, jaw]),
                                                                     UNLIT_REACH * r_half))
@@ -353,7 +353,7 @@ def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detection
     (idx, c, r, rms, n), spare, c0, fill = _ringed_fits(smooth, c, fill, float(radius_px), unlike, model.chroma,
                                                         rings, ringed and not model.lit[0] < 0, hole, hidden)
     c, r, rms, n = _outside_markings(clean, (c, r, rms, n), float(radius_px), model)
-    idx, c, r, rms, n = _with_jaw_fits(smooth, 2 * jaw + 0.5, c0.shape[0], (idx, c, r, rms, n), float(radius_px),
+    idx, c, r, rms, n = _with_jaw_fits(smooth, _full_resolution(jaw), c0.shape[0], (idx, c, r, rms, n), float(radius_px),
                                        unlike, model.chroma, rings, hole)
     fill = np.concatenate([fill, jaw_fill])
     idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim, ringed)
@@ -459,7 +459,12 @@ def _hidden_peaks(half: np.ndarray, fg: np.ndarray, region: np.ndarray, box: int
     more, more_fill = candidates(half, fg, region, known_sums(region, box), allowed & ~off, r_half, box)
     new = ((np.linalg.norm(more[:, None] - cand[None], axis=-1).min(axis=1, initial=np.inf) >= r_half)
            & (more_fill >= RINGED_FILL))
-    return np.stack([2 * more[new, 0] + 0.5, 2 * more[new, 1] + 0.5], axis=1).reshape(-1, 2), more_fill[new]
+    return _full_resolution(more[new]).reshape(-1, 2), more_fill[new]
+
+
+def _full_resolution(p: np.ndarray) -> np.ndarray:
+    """(M, 2) [px]: the half-resolution positions p (M, 2) [px] in the full frame (pixel centres: 2 p + 0.5)."""
+    return 2 * p + 0.5
 
 
 def _discs(shape: tuple, c: np.ndarray, reach: float) -> np.ndarray:
