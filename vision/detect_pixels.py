@@ -353,8 +353,8 @@ def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detection
     (idx, c, r, rms, n), spare, c0, fill = _ringed_fits(smooth, c, fill, float(radius_px), unlike, model.chroma,
                                                         rings, ringed and not model.lit[0] < 0, hole, hidden)
     c, r, rms, n = _outside_markings(clean, (c, r, rms, n), float(radius_px), model)
-    idx, c, r, rms, n = _with_jaw_fits(smooth, _full_resolution(jaw), c0.shape[0], (idx, c, r, rms, n), float(radius_px),
-                                       unlike, model.chroma, rings, hole)
+    idx, c, r, rms, n = _with_jaw_fits(smooth, _full_resolution(jaw), c0.shape[0], (idx, c, r, rms, n),
+                                       float(radius_px), unlike, model.chroma, rings, hole)
     fill = np.concatenate([fill, jaw_fill])
     idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim, ringed)
     idx, c, r, rms, n = _with_contact_balls(c0, (idx, c, r, rms, n), unlike)
