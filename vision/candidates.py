@@ -13,6 +13,7 @@ One pass over the image (a numba kernel): the votes of all blobs at once.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import cv2
 import numpy as np
@@ -132,6 +133,16 @@ def _box_count(sums, y, x, half_box):
     return sums[y + b, x + b] - sums[y, x + b] - sums[y + b, x] + sums[y, x]
 
 
+@dataclass(frozen=True)
+class Votes:
+    """A frame's radial-symmetry votes (``candidate_votes``), all (h, w): votes float32, near bool (the pixels
+    within VOTER_REACH of judged foreground, where a centre may be), ones int32 (the integral image of the
+    foreground the fill counts, (h + 1, w + 1))."""
+    votes: np.ndarray
+    near: np.ndarray
+    ones: np.ndarray
+
+
 def candidates(img: np.ndarray, fg: np.ndarray, known: np.ndarray, sums: np.ndarray,
                allowed: np.ndarray, radius, box: int, mute: np.ndarray | None = None,
                r_min: float | None = None, counted: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -148,11 +159,24 @@ def candidates(img: np.ndarray, fg: np.ndarray, known: np.ndarray, sums: np.ndar
     at 1.3 radii (stronger votes first). A candidate's square must be FILL_MIN full of foreground,
     so specks and chalk marks (blobs much smaller than a ball) give none.
     """
+    return candidate_peaks(candidate_votes(img, fg, known, radius, mute, counted), sums, allowed, radius, box, r_min)
+
+
+def candidate_votes(img: np.ndarray, fg: np.ndarray, known: np.ndarray, radius, mute: np.ndarray | None = None,
+                    counted: np.ndarray | None = None) -> Votes:
+    """The votes ``candidates`` takes its peaks from (arguments as there): they do not depend on where a centre
+    may be, so one frame's votes serve every set of ``allowed`` pixels (``candidate_peaks``)."""
     judged = judged_fg(fg, known)
     near = cv2.dilate(judged, np.ones((VOTER_REACH, VOTER_REACH), np.uint8)) > 0
     votes = symmetry_votes(img, near if mute is None else near & ~mute, radius)
     ones = cv2.integral(((judged if counted is None else judged_fg(fg, counted)) > 0).view(np.uint8))
-    xs, ys, score, fill = _peaks(votes, near & allowed, ones, sums, box // 2, FILL_MIN, VOTES_MIN)
+    return Votes(votes, near, ones)
+
+
+def candidate_peaks(v: Votes, sums: np.ndarray, allowed: np.ndarray, radius, box: int,
+                    r_min: float | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``candidates`` from the frame's ``Votes`` v (the other arguments as there)."""
+    xs, ys, score, fill = _peaks(v.votes, v.near & allowed, v.ones, sums, box // 2, FILL_MIN, VOTES_MIN)
     if xs.size == 0:
         return np.zeros((0, 2)), np.zeros(0)
     r_min = float(np.min(radius)) if r_min is None else r_min

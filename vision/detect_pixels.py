@@ -83,7 +83,7 @@ import numpy as np
 
 from planner.jit import njit
 from vision.balls import LINEAR_LUT
-from vision.candidates import _apart, candidates, distinct, known_sums
+from vision.candidates import Votes, _apart, candidate_peaks, candidate_votes, distinct, known_sums
 from vision.cloth import (
     CLOTH,
     FOREGROUND,
@@ -331,7 +331,8 @@ def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detection
     allowed = inside & ~hole
     fg = (classes & FOREGROUND) * region * np.uint8(255 // FOREGROUND)
     box = max(3, int(round(1.25 * r_half)) | 1)
-    cand, fill = candidates(half, fg, region, known_sums(region, box), allowed, r_half, box)
+    votes, sums = candidate_votes(half, fg, region, r_half), known_sums(region, box)
+    cand, fill = candidate_peaks(votes, sums, allowed, r_half, box)
     # by a pocket, in a jaw beyond the play area's side where that lies on a shaded cushion's nose
     jaw, jaw_fill = jaw_candidates(half, classes, region, hole, r_half, box)
     if cand.shape[0] + jaw.shape[0] == 0:
@@ -349,7 +350,7 @@ def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detection
         return ball_share(image, model, c, r, rim, rms)
     smooth = SmoothedNear(clean, SMOOTH_SIGMA)               # (one for every search of the frame: each square once)
     # (not in the search with the light under the rings off: there a rack ball's fit lost to a candidate added)
-    hidden = functools.partial(_hidden_peaks, half, fg, region, box, allowed, r_half, cand, fill) if first else None
+    hidden = functools.partial(_hidden_peaks, votes, sums, allowed, r_half, box, cand, fill) if first else None
     (idx, c, r, rms, n), spare, c0, fill = _ringed_fits(smooth, c, fill, float(radius_px), unlike, model.chroma,
                                                         rings, ringed and not model.lit[0] < 0, hole, hidden)
     c, r, rms, n = _outside_markings(clean, (c, r, rms, n), float(radius_px), model)
@@ -447,16 +448,16 @@ def _ringed_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, fill: np.ndarr
             (searched[spare[0]],) + spare[1:], c, fill)
 
 
-def _hidden_peaks(half: np.ndarray, fg: np.ndarray, region: np.ndarray, box: int, allowed: np.ndarray, r_half: float,
-                  cand: np.ndarray, fill: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(centres (K, 2) [full-resolution px], fill (K,)): the candidates (``candidates`` of the half-resolution
-    ``half``, ``fg``, ``region``, ``box``, ``allowed``) found again with the pixels within RING_PEAK radii
+def _hidden_peaks(votes: Votes, sums: np.ndarray, allowed: np.ndarray, r_half: float, box: int, cand: np.ndarray,
+                  fill: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(centres (K, 2) [full-resolution px], fill (K,)): the candidates (``candidate_peaks`` of the half-resolution
+    frame's ``votes``, ``sums``, ``allowed``, ``box``) found again with the pixels within RING_PEAK radii
     ``r_half`` of each candidate of ``cand`` (M, 2) [half-resolution px] whose square is less than RINGED_FILL
     foreground (``fill`` (M,)) left out, a radius from every candidate of ``cand`` and with their squares at
     least RINGED_FILL foreground: a circle where halo rings' arcs cross beside a rack has a peak that, stronger,
     hides a rack ball's (non-maximum suppression at 1.3 radii)."""
     off = _discs(allowed.shape, cand[fill < RINGED_FILL], RING_PEAK * r_half)
-    more, more_fill = candidates(half, fg, region, known_sums(region, box), allowed & ~off, r_half, box)
+    more, more_fill = candidate_peaks(votes, sums, allowed & ~off, r_half, box)
     new = ((np.linalg.norm(more[:, None] - cand[None], axis=-1).min(axis=1, initial=np.inf) >= r_half)
            & (more_fill >= RINGED_FILL))
     return _full_resolution(more[new]).reshape(-1, 2), more_fill[new]
