@@ -76,6 +76,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -419,7 +420,8 @@ def added_kept(det: Detections, again: Detections, first: FirstSearch, radius_px
 
 
 def _ringed_fits(image: np.ndarray | SmoothedNear, c: np.ndarray, fill: np.ndarray, radius_px: float, unlike,
-                 cloth: np.ndarray, rings: np.ndarray, again: bool, hole: np.ndarray, hidden) -> tuple:
+                 cloth: np.ndarray, rings: np.ndarray, again: bool, hole: np.ndarray,
+                 hidden: Callable[[], tuple[np.ndarray, np.ndarray]] | None) -> tuple:
     """``outline_fits(image, c, radius_px, unlike, cloth, rings, hole)`` about the candidates c (M, 2) [px] (idx
     into c), searched again where ``again`` (a frame with halo rings, not lit all over) and a ragged fit
     (RMS over RINGED_RMS) came from a candidate whose square is less than RINGED_FILL foreground (``fill``
@@ -460,7 +462,7 @@ def _hidden_peaks(votes: Votes, sums: np.ndarray, allowed: np.ndarray, r_half: f
     more, more_fill = candidate_peaks(votes, sums, allowed & ~off, r_half, box)
     new = ((np.linalg.norm(more[:, None] - cand[None], axis=-1).min(axis=1, initial=np.inf) >= r_half)
            & (more_fill >= RINGED_FILL))
-    return _full_resolution(more[new]).reshape(-1, 2), more_fill[new]
+    return _full_resolution(more[new]), more_fill[new]
 
 
 def _full_resolution(p: np.ndarray) -> np.ndarray:
