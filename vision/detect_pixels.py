@@ -11,8 +11,9 @@ in the image instead (the reason for each is in docs/vision.md):
 2. the play area (``vision.play_area``): the quadrilateral of the four rail lines, fitted to the
    outline of the largest cloth-coloured region and squared up (it takes in the jaws and the
    balls in them, and leaves out the rails with their diamonds and markers); where a tinted
-   projector's lit area is the commonest colour and the unlit cloth round it is foreground (``_two_tone``),
-   the lit wedge turned towards the unlit cloth's colour holds it too, and the play area is found again;
+   projector's lit area is the commonest colour and the unlit cloth round it is foreground (``_two_tone``: many
+   samples near the cloth's colour off its wedge, or a play area without a pocket at every corner), the lit
+   wedge turned towards the unlit cloth's colour holds it too, and the play area is found again;
 3. ``hole_mask``: dark regions at least a ball wide (pocket holes), where no centre can be (on a
    frame with halo rings, a ring's line across a hole bridged first); a side of the play area that lies
    out beyond its rail (a rail lit into the cloth's colour) is moved onto its corner pockets
@@ -138,7 +139,7 @@ from vision.halo_rings import line_rings
 from vision.intruders import clear_of_intruders, reach_in_band
 from vision.jaws import JAW_NEAR, jaw_candidates
 from vision.limbs import limb_circles
-from vision.play_area import area_mask, area_polygon, cloth_region, within_pockets
+from vision.play_area import area_mask, area_polygon, cloth_region, corner_pockets, within_pockets
 from vision.steps import N_RAYS, STEP, SmoothedNear, _step_points, ray_directions, step_points
 from vision.thin_lines import remove_thin_lines
 
@@ -197,6 +198,9 @@ UNLIT_GLINT = 1.35                 # ... where stage 3 took a projector's light 
 SHEEN_GLINT = 1.7                  # ... and there a fit whose body is its cloth (``sheen_bodied``) this many (rendered
                                    # lit_sheen, lit_jpeg, projector, seeds 5 and 41: such balls >= 2.06; a sheen's
                                    # remnant on plain cloth 1.39; seed 400's, the fresh check, 1.42) ...
+SHEEN_LEVEL = 0.8                  # ... from this share of its cloth's level up (the remnants 0.98-1.15; balls
+                                   # whose body is within 20 degrees of their cloth's at 0.8-2 times its level:
+                                   # highlights >= 2.06)
 GLINT_TOP = 0.01                   # ... in the brightest share of its inside ...
 GLINT_DISC = 0.75                  # ... within this many radii of its centre
 EDGE_TOL = 0.6                     # px: outline points this near one straight line lie on a straight edge ...
@@ -254,6 +258,11 @@ TWO_TONE_SHARE = 0.2               # samples off the cloth's wedge near its colo
                                    # the play area: 0.29-0.55; real frames <= 0.14, other rendered conditions <= 0.25)
 TWO_TONE_BAND = 3.0                # ball radii about the play area: the unlit cloth's samples (the rails lie beyond)
 TWO_TONE_GROW = 1.15               # the play area of both tones at least this many times that of the commonest
+TWO_TONE_CORNERS = 3               # ... and, under TWO_TONE_SHARE, where the commonest's play area lacks a pocket at a
+                                   # corner, a pocket at this many of its corners and more than there (rendered
+                                   # lit_sheen, lit_jpeg, hard: 4 lit areas taken for the play area, 0-2 pockets at
+                                   # their corners, the cloth of both tones 3-4; a ball in a jaw hides a pocket; real
+                                   # development frame 4: the rails taken in, no pocket at a corner)
 
 
 def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
@@ -300,13 +309,15 @@ def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detection
     classes = classify(half, model, bright)
     poly = area_polygon(classes)
     region = area_mask(poly, classes.shape)
-    two = _two_tone(half, model, bright, classes, region, r_half)
+    hole = hole_mask(classes, r_half)
+    two = _two_tone(half, model, bright, classes, poly, region, hole, r_half)
     if two is not None:
         classes, poly, region = two
     inside = region > 0
     lined &= inside                                          # (lines off the play area: no halo rings)
     ringed = np.count_nonzero(lined) >= RINGED
-    hole = hole_mask(classes, r_half, ringed)               # (halo rings drawn across a hole bridged)
+    if ringed or two is not None:
+        hole = hole_mask(classes, r_half, ringed)           # (halo rings drawn across a hole bridged)
     moved = within_pockets(poly, hole, r_half)               # a side out beyond its rail: onto its pockets
     if moved is not poly:
         region = area_mask(moved, classes.shape)
@@ -1026,28 +1037,33 @@ def _off_rings_and_sides(lined: np.ndarray, inside: np.ndarray, r_half: float) -
             & (cv2.dilate(lined.astype(np.uint8), square(BRIGHT_LINE_CLEAR)) == 0))
 
 
-def _two_tone(half: np.ndarray, model, bright: np.ndarray, classes: np.ndarray, region: np.ndarray,
-              r_half: float):
+def _two_tone(half: np.ndarray, model, bright: np.ndarray, classes: np.ndarray, poly: np.ndarray, region: np.ndarray,
+              hole: np.ndarray, r_half: float):
     """(classes, poly, region): ``classify``'s bits (h, w) uint8 and the play area (``area_polygon`` and its
     mask (h, w) uint8) of a cloth of two tones, or None where the half-resolution BGR frame ``half`` (h, w, 3)
     shows none. A tinted projector that lights most of the cloth makes its lit colour the commonest: the
     cloth ``model`` (lit brightness ``bright`` (h, w)) then holds only the lit area, the unlit cloth round it
-    is foreground (``classes`` its bits) and the play area ``region`` is the lit area's. Where TWO_TONE_SHARE of the sparse grid's samples
-    lie off the model's lit wedge near its colour (``vision.cloth.unlit_samples``), and as many of those
-    within TWO_TONE_BAND ball radii (``r_half`` [px]) of ``region`` (the unlit cloth beside the lit area,
-    not the rails beyond), the wedge is turned towards their commonest colour (``unlit_light``); off the
-    lit area (``cloth_region``) a pixel is cloth under either wedge and foreground under both, and the
-    play area is found again, kept where it is at least TWO_TONE_GROW times the first."""
+    is foreground (``classes`` its bits) and the play area ``poly`` (its mask ``region``) is the lit area's.
+    Where TWO_TONE_SHARE of the sparse grid's samples lie off the model's lit wedge near its colour
+    (``vision.cloth.unlit_samples``), and as many of those within TWO_TONE_BAND ball radii (``r_half`` [px]) of
+    ``region`` (the unlit cloth beside the lit area, not the rails beyond), or else where a corner of ``poly``
+    has no pocket of ``hole`` (h, w) bool near it (``vision.play_area.corner_pockets``: a lit area is no
+    table), the wedge is turned towards the commonest colour of those samples by the play area
+    (``unlit_light``); off the lit area (``cloth_region``) a pixel is cloth under either wedge and foreground
+    under both, and the play area is found again, kept where it is at least TWO_TONE_GROW times the first and,
+    in the second case, has a pocket at TWO_TONE_CORNERS of its corners and at more of them than ``poly``."""
     hh, hw = half.shape[:2]
     su, sv = _model_grids(hh, hw)[:2]
     near, ok = unlit_samples(half, bright, su, sv, model)
-    if np.count_nonzero(near) < TWO_TONE_SHARE * np.count_nonzero(ok):   # (most frames)
-        return None
     k = 2 * int(round(TWO_TONE_BAND * r_half)) + 1
     band = cv2.dilate(region, np.ones((k, k), np.uint8))[sv, su] > 0
+    shared = (np.count_nonzero(near) >= TWO_TONE_SHARE * np.count_nonzero(ok)
+              and np.count_nonzero(near & band) >= TWO_TONE_SHARE * np.count_nonzero(ok & band))
+    if not shared:
+        at = corner_pockets(poly, hole, r_half)
+        if at == 4:                                          # (most frames: the play area is the table's)
+            return None
     near, ok = near & band, ok & band
-    if np.count_nonzero(near) < TWO_TONE_SHARE * np.count_nonzero(ok):
-        return None
     tinted = unlit_light(half[sv[ok], su[ok]], half[sv[near], su[near]], model)
     if tinted is None or tinted.lit == (0.0, 0.0):
         return None
@@ -1057,6 +1073,8 @@ def _two_tone(half: np.ndarray, model, bright: np.ndarray, classes: np.ndarray, 
     poly = area_polygon(both)
     grown = area_mask(poly, both.shape)
     if np.count_nonzero(grown) < TWO_TONE_GROW * np.count_nonzero(region):
+        return None
+    if not shared and corner_pockets(poly, hole, r_half) < max(TWO_TONE_CORNERS, at + 1):
         return None
     return both, poly, grown
 
@@ -1122,13 +1140,14 @@ def sheen_bodied(image: np.ndarray, model, c: np.ndarray, r: np.ndarray, angle: 
                  level: np.ndarray) -> np.ndarray:
     """(M,) bool: which circles (centres c (M, 2), radii r (M,) [px] in the BGR uint8 ``image``, its cloth ``model``
     with a projector's light taken off) are a sheen's remnant: a body of its cloth's colour (``angle`` (M,), its
-    colour from the local cloth's, under EDGE_CHROMA_DEG [deg]) at its level or brighter, under BRIGHTER
-    (``level`` (M,)), with a highlight (``glints``, mean of the channels) under SHEEN_GLINT times the lit cloth.
+    colour from the local cloth's, under EDGE_CHROMA_DEG [deg]) at SHEEN_LEVEL of its level or brighter, under
+    BRIGHTER (``level`` (M,)), with a highlight (``glints``, mean of the channels) under SHEEN_GLINT times the lit
+    cloth.
     A sheen left over plain cloth lifts its level a little and fits short arcs; a ball of the cloth's colour
     mirrors the lamps as every ball does."""
     lit = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2)
     white = glints(image, c, r, c, r)[:, 1]
-    return ((angle < EDGE_CHROMA_DEG) & (level >= 1.0) & (level < BRIGHTER)
+    return ((angle < EDGE_CHROMA_DEG) & (level >= SHEEN_LEVEL) & (level < BRIGHTER)
             & (white < SHEEN_GLINT * lit * np.mean(model.chroma)))
 
 

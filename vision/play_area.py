@@ -334,7 +334,7 @@ def within_pockets(poly: np.ndarray, hole: np.ndarray, radius: float) -> np.ndar
     result then has a hole within CORNER_REACH radii. A convex hull (no four sides) is looked at as its
     minimum-area rectangle and kept unless a side of that is cut; ``poly`` itself is returned where no side
     moves."""
-    quad = poly if poly.shape[0] == 4 else cv2.boxPoints(cv2.minAreaRect(poly.astype(np.float32))).astype(float)
+    quad = quadrilateral_of(poly)
     if _at_pockets(quad, hole, radius):
         return poly                                  # (most frames: a pocket at every corner)
     pockets = pocket_centres(hole, radius)
@@ -369,7 +369,19 @@ def within_pockets(poly: np.ndarray, hole: np.ndarray, radius: float) -> np.ndar
 def _at_pockets(corners: np.ndarray, hole: np.ndarray, radius: float) -> bool:
     """Whether every one of the corners (4, 2) [px] has a pixel of ``hole`` (h, w) bool within CORNER_REACH ball
     radii (``radius`` [px]) in x and in y: its corner pocket."""
-    return all(_hole_near(hole, c, CORNER_REACH * radius) for c in corners)
+    return corner_pockets(corners, hole, radius) == 4
+
+
+def corner_pockets(poly: np.ndarray, hole: np.ndarray, radius: float) -> int:
+    """How many corners of the play area ``poly`` (K, 2) [px] (``quadrilateral_of``) have a pixel of ``hole`` (h, w)
+    bool within CORNER_REACH ball radii (``radius`` [px]) in x and in y: a corner pocket each."""
+    return sum(_hole_near(hole, c, CORNER_REACH * radius) for c in quadrilateral_of(poly))
+
+
+def quadrilateral_of(poly: np.ndarray) -> np.ndarray:
+    """(4, 2) [px] the play area ``poly`` (K, 2) [px] itself where it has four corners, else (a convex hull) its
+    minimum-area rectangle."""
+    return poly if poly.shape[0] == 4 else cv2.boxPoints(cv2.minAreaRect(poly.astype(np.float32))).astype(float)
 
 
 def _corners(lines: list) -> np.ndarray | None:
