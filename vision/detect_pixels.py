@@ -124,6 +124,7 @@ from vision.detect import (
     _empty,
     _inside_others,
     body_against_cloth,
+    dark_body_alike,
     dim_body_unlike,
     halved,
     light_under_rings,
@@ -371,8 +372,10 @@ def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detection
     fill = np.concatenate([fill, jaw_fill])
     idx, c, r, rms, n = _with_limb_fits(clean, model, c0, (idx, c, r, rms, n), float(radius_px), rim, ringed)
     idx, c, r, rms, n = _with_contact_balls(c0, (idx, c, r, rms, n), unlike)
+    # on a grey cloth without rings a rack's black 8 lit to the cloth's hue is a ball where its body is far darker
+    spot_unlike = functools.partial(_dark_as_unlike, unlike, image, model) if grey and not ringed else unlike
     (idx, c, r, rms, n), fill = _with_lattice_balls(clean, (idx, c, r, rms, n), fill, allowed, float(radius_px),
-                                                    unlike, model.chroma, rings, hole)
+                                                    spot_unlike, model.chroma, rings, hole)
     # a fit with no lamp's highlight is a ball's shadow, or a pocket's lit back wall seen between the jaws;
     # a ball dropped for overlapping such a fit is taken again
     idx, c, r, rms, n = lit_fits((idx, c, r, rms, n), spare, image, hole, model, float(radius_px), rings,
@@ -649,6 +652,17 @@ def _with_lattice_balls(image: np.ndarray, fits: tuple, fill: np.ndarray, allowe
                 np.concatenate([r, jr[new]]), np.concatenate([rms, jrms[new]]), np.concatenate([n, jn[new]]))
         fill = np.concatenate([fill, np.full(np.count_nonzero(new), np.nan)])
     return fits, fill
+
+
+def _dark_as_unlike(unlike, image: np.ndarray, model, c: np.ndarray, r: np.ndarray, rms: np.ndarray) -> np.ndarray:
+    """(M,) the share of each circle's inside unlike cloth (``unlike(c, r, rms)``, centres c (M, 2), radii r (M,),
+    fit RMS rms (M,) [px]), 1 for a body far darker than the cloth about it and of its hue (``dark_body_alike``
+    in the BGR uint8 ``image`` over its cloth ``model``: the registered mode's test of a rack's spot). On a grey
+    cloth a projector's white light lifts a black 8 to the cloth's hue at about half its level, which ``unlike``
+    reads as cloth (the bench's lit_sheen seed-5 frame 8, a rack: its 8 0.06 of its inside unlike, at 0.52 of the
+    level); the other spots about that rack, cloth in the balls' shade, read 0.84-1.16."""
+    angle, level, local = body_against_cloth(image, c, r, model)
+    return np.where(dark_body_alike(image, c, r, local, level), 1.0, unlike(c, r, rms))
 
 
 def lattice_spots(c: np.ndarray, radius_px: float, allowed: np.ndarray) -> np.ndarray:
