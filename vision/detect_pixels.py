@@ -261,7 +261,7 @@ TWO_TONE_BAND = 3.0                # ball radii about the play area: the unlit c
 TWO_TONE_GROW = 1.15               # the play area of both tones at least this many times that of the commonest
 TWO_TONE_CORNERS = 3               # ... and, under TWO_TONE_SHARE, where the commonest's play area lacks a pocket at a
                                    # corner, a pocket at this many of its corners and more than there (rendered
-                                   # lit_sheen, lit_jpeg, hard: 4 lit areas taken for the play area, 0-2 pockets at
+                                   # lit_sheen, lit_jpeg, hard: 10 lit areas taken for the play area, 0-3 pockets at
                                    # their corners, the cloth of both tones 3-4; a ball in a jaw hides a pocket; real
                                    # development frame 4: the rails taken in, no pocket at a corner)
 
@@ -661,7 +661,7 @@ def _dark_as_unlike(unlike, image: np.ndarray, model, c: np.ndarray, r: np.ndarr
     cloth a projector's white light lifts a black 8 to the cloth's hue at about half its level, which ``unlike``
     reads as cloth (the bench's lit_sheen seed-5 frame 8, a rack: its 8 0.06 of its inside unlike, at 0.52 of the
     level); the other spots about that rack, cloth in the balls' shade, read 0.84-1.16."""
-    angle, level, local = body_against_cloth(image, c, r, model)
+    _, level, local = body_against_cloth(image, c, r, model)
     return np.where(dark_body_alike(image, c, r, local, level), 1.0, unlike(c, r, rms))
 
 
@@ -1156,8 +1156,7 @@ def sheen_bodied(image: np.ndarray, model, c: np.ndarray, r: np.ndarray, angle: 
     with a projector's light taken off) are a sheen's remnant: a body of its cloth's colour (``angle`` (M,), its
     colour from the local cloth's, under EDGE_CHROMA_DEG [deg]) at SHEEN_LEVEL of its level or brighter, under
     BRIGHTER (``level`` (M,)), with a highlight (``glints``, mean of the channels) under SHEEN_GLINT times the lit
-    cloth.
-    A sheen left over plain cloth lifts its level a little and fits short arcs; a ball of the cloth's colour
+    cloth. A sheen left over plain cloth lifts its level a little and fits short arcs; a ball of the cloth's colour
     mirrors the lamps as every ball does."""
     lit = model.brightness((c[:, 0] - 0.5) / 2, (c[:, 1] - 0.5) / 2)
     white = glints(image, c, r, c, r)[:, 1]
