@@ -55,7 +55,8 @@ in the image instead (the reason for each is in docs/vision.md):
    the registered mode's ``place_by_contacts``); where four or more fits touch (a rack), the spots
    touching two touching fits are searched too (``_with_lattice_balls``: a rack's ball with no candidate);
    and a lamp's highlight (``lit_by_lamps``: a ball's
-   shadow and a pocket's lit back wall seen between the jaws are matte; ``lit_fits``: a ball dropped
+   shadow and a pocket's lit back wall seen between the jaws are matte; ``in_a_pack``: less of one for a ball
+   among balls, whose highlight may be hidden; ``lit_fits``: a ball dropped
    for overlapping a fit without one is taken again; where stage 3 took a projector's light off, a brighter
    one, UNLIT_GLINT: a sheen's white light, left on, lights pockets and rails to about the unlit cloth); no fit
    at a pocket mostly on a straight edge (``on_straight_edges``) and none reaching over a side with part of its
@@ -204,6 +205,13 @@ SHEEN_LEVEL = 0.8                  # ... from this share of its cloth's level up
                                    # highlights >= 2.06)
 GLINT_TOP = 0.01                   # ... in the brightest share of its inside ...
 GLINT_DISC = 0.75                  # ... within this many radii of its centre
+PACK_GLINT = 0.7                   # a fit in a pack (touching PACK_TOUCHING fits that hold a highlight, no halo rings,
+                                   # its inside at least LATTICE_SHARE unlike cloth) needs this share of that highlight:
+                                   # a ball whose highlight is hidden (the 8 balls of the cleaned projector-off frames
+                                   # whose highlight the drawing covered: 0.78-0.91; fits touching 2 such fits that
+                                   # the test refused, rendered: a pocket's hole 0.32, a ring's arc 0.99 (rings); real:
+                                   # none) ...
+PACK_TOUCHING = 2
 EDGE_TOL = 0.6                     # px: outline points this near one straight line lie on a straight edge ...
 STRAIGHT_SHARE = 0.65              # ... and a fit at a pocket with at least this share of its points there is on the
                                    # rail's straight edge where it meets the pocket's rim, no ball (rendered: those
@@ -378,7 +386,7 @@ def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detection
                                                     spot_unlike, model.chroma, rings, hole)
     # a fit with no lamp's highlight is a ball's shadow, or a pocket's lit back wall seen between the jaws;
     # a ball dropped for overlapping such a fit is taken again
-    idx, c, r, rms, n = lit_fits((idx, c, r, rms, n), spare, image, hole, model, float(radius_px), rings,
+    idx, c, r, rms, n = lit_fits((idx, c, r, rms, n), spare, image, hole, model, unlike, float(radius_px), rings,
                                  WHITE_GLINT if light is None else UNLIT_GLINT)
     # a fit at a pocket whose outline is mostly one straight line: the rail's edge meeting the pocket's rim
     keep = ~on_straight_edges(smooth, hole, c, r, model.chroma, float(radius_px))
@@ -1164,17 +1172,20 @@ def sheen_bodied(image: np.ndarray, model, c: np.ndarray, r: np.ndarray, angle: 
             & (white < SHEEN_GLINT * lit * np.mean(model.chroma)))
 
 
-def lit_fits(fits: tuple, spare: tuple, image: np.ndarray, hole: np.ndarray, model, radius_px: float,
+def lit_fits(fits: tuple, spare: tuple, image: np.ndarray, hole: np.ndarray, model, unlike, radius_px: float,
              rings: np.ndarray = np.zeros((0, 3)), white_glint: float = WHITE_GLINT) -> tuple:
     """Of ``fits`` (idx, centres (K, 2), radii (K,), RMS (K,) [px], points (K,): the balls taken) those with a
     lamp's highlight (``lit_by_lamps``, with the ``hole`` mask (h/2, w/2) bool, the cloth ``model`` of
-    the BGR uint8 ``image``, its halo ``rings`` (L, 3) [px] and ``white_glint``; ``radius_px`` the ball radius), and the
+    the BGR uint8 ``image``, its halo ``rings`` (L, 3) [px] and ``white_glint``; ``radius_px`` the ball radius)
+    or inside a pack of them (``in_a_pack``, with ``unlike(centres, radii, rms)`` (K,) the share of each
+    circle's inside unlike cloth), and the
     ``spare`` fits (``outline_fits``: dropped for a better-supported overlapping fit; the same arrays and
     their support (S,)) that then lie
     APART radii from every fit kept (the fit that beat one was no ball: a dark ball's projected shadow
     beside it), with a radius within SPARE_SIZE of ``radius_px``, of two closer than APART radii the better
     supported, each with a lamp's highlight off the circles of the rest."""
     on = lit_by_lamps(image, hole, model, fits[1], fits[2], radius_px, rings, white_glint)
+    on |= in_a_pack(fits, on, image, hole, model, unlike, radius_px, rings, white_glint)
     fits = tuple(a[on] for a in fits)
     idx, c, r, rms, n = fits
     sc = spare[1]
@@ -1186,6 +1197,31 @@ def lit_fits(fits: tuple, spare: tuple, image: np.ndarray, hole: np.ndarray, mod
     k = k[lit_by_lamps(image, hole, model, np.concatenate([c, sc[k]]), np.concatenate([r, spare[2][k]]),
                        radius_px, rings, white_glint)[c.shape[0]:]]
     return tuple(np.concatenate([a, b[k]]) for a, b in zip(fits, spare))
+
+
+def in_a_pack(fits: tuple, lit: np.ndarray, image: np.ndarray, hole: np.ndarray, model, unlike, radius_px: float,
+              rings: np.ndarray = np.zeros((0, 3)), white_glint: float = WHITE_GLINT) -> np.ndarray:
+    """(K,) bool: which of ``fits`` (idx, centres (K, 2), radii (K,), RMS (K,) [px], points (K,)) that hold no
+    lamp's highlight (``lit`` (K,) bool False: ``lit_by_lamps`` with ``white_glint``) are balls of a pack: on a
+    frame without halo ``rings`` ((L, 3) [px]: an arc's remnant between two balls reads as a dull highlight
+    over a body unlike cloth), touching (TOUCHING of two radii ``radius_px``) at least PACK_TOUCHING of the fits
+    that hold one, holding one of PACK_GLINT ``white_glint`` themselves (``lit_by_lamps`` with the ``hole``
+    mask (h/2, w/2) bool and the cloth ``model`` of the BGR uint8 ``image``) and with at least LATTICE_SHARE of
+    their inside unlike cloth (``unlike(centres, radii, rms)`` (M,)), as a rack's ball found at its lattice
+    spot. A ball whose lamps' highlight is hidden (by a projected line, by glare) is still a ball where it
+    sits among balls; a ball's shadow or a pocket's back wall lies beside the balls."""
+    _, c, r, rms, _ = fits
+    out = np.zeros(c.shape[0], bool)
+    if lit.all() or not lit.any() or rings.shape[0]:        # (most frames)
+        return out
+    d = np.linalg.norm(c[:, None] - c[lit][None], axis=-1)
+    k = np.flatnonzero(~lit & ((np.abs(d / (2 * radius_px) - 1) < TOUCHING).sum(axis=1) >= PACK_TOUCHING))
+    if k.size:
+        k = k[lit_by_lamps(image, hole, model, c, r, radius_px, rings, PACK_GLINT * white_glint)[k]]
+    if k.size:
+        k = k[unlike(c[k], r[k], rms[k]) >= LATTICE_SHARE]
+    out[k] = True
+    return out
 
 
 @njit(cache=True)
