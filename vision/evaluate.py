@@ -102,10 +102,12 @@ Detector = Callable[[np.ndarray], list]     # BGR image -> list of vision.pipeli
 
 
 def evaluate_images(images: list[str], truth: dict[str, FrameTruth], detector: Detector,
-                    gate_px: float, to_table: Callable[[np.ndarray], np.ndarray] | None = None) -> Evaluation:
+                    gate_px: float, to_table: Callable[[np.ndarray], np.ndarray] | None = None,
+                    transform: Callable[[np.ndarray], np.ndarray] | None = None) -> Evaluation:
     """Run ``detector`` on each image file and score it against ``truth`` (keyed by file name).
     to_table: pixels (N, 2) -> table positions (N, 2) [m] of ball centres (a camera model), for
-    errors in mm when the truth has pixels only. The first call is a warm-up (not timed); OpenCV
+    errors in mm when the truth has pixels only. transform: applied to each BGR image before the detector
+    and outside its time (``vision.perturb``). The first call is a warm-up (not timed); OpenCV
     runs on one thread (as in ``cuerobot bench``: the time per frame on one core).
     Raises ValueError for an unreadable image or one without truth."""
     cv2.setNumThreads(1)
@@ -119,6 +121,8 @@ def evaluate_images(images: list[str], truth: dict[str, FrameTruth], detector: D
         image = cv2.imread(str(path), cv2.IMREAD_COLOR)
         if image is None:
             raise ValueError(f"{path}: cannot read image")
+        if transform is not None:
+            image = transform(image)
         if not warm:
             detector(image)
             warm = True

@@ -44,6 +44,9 @@ def register(subparsers) -> None:
     e.add_argument("--gate-px", type=positive_float, help="a detection within this many px of a ball is that ball "
                    "(default: the ball radius)")
     _ball_set_argument(e)
+    e.add_argument("--perturb", action="append", type=_perturbation, metavar="KIND=VALUE",
+                   help="perturb each image first, as a drifted camera would (repeatable, applied in order): gain=K, "
+                   "gamma=G, white=B,R, jpeg=Q, noise=S, blur=S (docs/vision.md)")
     e.add_argument("--json", action="store_true", help="print JSON")
     e.set_defaults(func=_evaluate)
 
@@ -188,11 +191,29 @@ def _evaluate(args: argparse.Namespace) -> int:
             gate = args.gate_px or float(vision.detector.r_map.mean() * 2)
             def to_table(px):
                 return pixels_to_table(cs.camera, px, tc.physics.R)
-        ev = evaluate_images(args.images, truth, detector, gate, to_table)
+        perturbs = args.perturb or []
+        def transform(image):
+            for p in perturbs:
+                image = p.apply(image)
+            return image
+        ev = evaluate_images(args.images, truth, detector, gate, to_table, transform if perturbs else None)
     except ValueError as exc:           # a config's, a truth file's or an image's content (named in the message)
         raise UserError(str(exc)) from exc
-    print(json.dumps(ev.summary(), allow_nan=False) if args.json else report(ev.summary()))
+    summary = ev.summary()
+    if perturbs:
+        summary["perturb"] = [str(p) for p in perturbs]
+    text = report(summary) + ("\n  perturbed: " + " then ".join(summary["perturb"]) if perturbs else "")
+    print(json.dumps(summary, allow_nan=False) if args.json else text)
     return 0
+
+
+def _perturbation(text: str):
+    """``--perturb``'s type: ``vision.perturb.parse_perturbation``, its ValueError as argparse's error."""
+    from vision.perturb import parse_perturbation
+    try:
+        return parse_perturbation(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _render(args: argparse.Namespace) -> int:
