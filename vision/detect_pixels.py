@@ -208,9 +208,9 @@ GLINT_DISC = 0.75                  # ... within this many radii of its centre
 PACK_GLINT = 0.7                   # a fit in a pack (touching PACK_TOUCHING fits that hold a highlight, no halo rings,
                                    # its inside at least LATTICE_SHARE unlike cloth) needs this share of that highlight:
                                    # a ball whose highlight is hidden (the 8 balls of the cleaned projector-off frames
-                                   # whose highlight the drawing covered: 0.78-0.91; fits touching 2 such fits that
-                                   # the test refused, rendered: a pocket's hole 0.32, a ring's arc 0.99 (rings); real:
-                                   # none) ...
+                                   # whose highlight the drawing covered: 0.79-0.90; of the fits the test refused
+                                   # that touch 2 fits it passed, rendered: a pocket's hole 0.32, a ring's arc 0.99
+                                   # (under rings); real: none) ...
 PACK_TOUCHING = 2
 EDGE_TOL = 0.6                     # px: outline points this near one straight line lie on a straight edge ...
 STRAIGHT_SHARE = 0.65              # ... and a fit at a pocket with at least this share of its points there is on the
@@ -1208,8 +1208,8 @@ def in_a_pack(fits: tuple, lit: np.ndarray, image: np.ndarray, hole: np.ndarray,
     that hold one, holding one of PACK_GLINT ``white_glint`` themselves (``lit_by_lamps`` with the ``hole``
     mask (h/2, w/2) bool and the cloth ``model`` of the BGR uint8 ``image``) and with at least LATTICE_SHARE of
     their inside unlike cloth (``unlike(centres, radii, rms)`` (M,)), as a rack's ball found at its lattice
-    spot. A ball whose lamps' highlight is hidden (by a projected line, by glare) is still a ball where it
-    sits among balls; a ball's shadow or a pocket's back wall lies beside the balls."""
+    spot. A ball whose lamps' highlight is hidden (under a line drawn or projected across it) is still a ball
+    where it sits among balls; a ball's shadow or a pocket's back wall lies beside the balls."""
     _, c, r, rms, _ = fits
     out = np.zeros(c.shape[0], bool)
     if lit.all() or not lit.any() or rings.shape[0]:        # (most frames)

@@ -668,9 +668,9 @@ def test_a_packs_inner_ball_with_a_dull_highlight_is_kept_and_a_shadow_beside_th
     """Drawn discs: two touching red balls with a lamp's white highlight; a dark red ball touching both, whose
     brightest inside reads 0.69 times the lit cloth (its highlight hidden: the real packed balls whose highlight
     a drawing covered read 0.68-0.79, under ``WHITE_GLINT``'s 0.87); a shadow (the cloth at 0.45 of its light)
-    touching both on the other side; the same dark red ball alone. ``lit_fits`` keeps the two lit balls and the pack's inner ball
-    (``in_a_pack``), not the shadow nor the lone dull ball; on a frame with halo rings not the inner ball either
-    (before, it was always dropped, as were 8 balls of real packs whose highlight a drawing hid)."""
+    touching both on the other side; the same dark red ball alone. ``lit_fits`` keeps the two lit balls and the
+    pack's inner ball (``in_a_pack``), not the shadow nor the lone dull ball; on a frame with halo rings not the
+    inner ball either (before, it was always dropped, as were 8 balls of real packs whose highlight a drawing hid)."""
     r = 13.0
     dull, white = (20.0, 15.0, 130.0), (250.0, 250.0, 250.0)
     h = r * np.sqrt(3)
