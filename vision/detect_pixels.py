@@ -56,7 +56,8 @@ in the image instead (the reason for each is in docs/vision.md):
    touching two touching fits are searched too (``_with_lattice_balls``: a rack's ball with no candidate);
    and a lamp's highlight (``lit_by_lamps``: a ball's
    shadow and a pocket's lit back wall seen between the jaws are matte; ``in_a_pack``: less of one for a ball
-   among balls, whose highlight may be hidden; ``lit_fits``: a ball dropped
+   among balls, whose highlight may be hidden; none, off the pockets, for a fit round all the way, WHOLE_POINTS:
+   a shadow shows part of a circle; ``lit_fits``: a ball dropped
    for overlapping a fit without one is taken again; where stage 3 took a projector's light off, a brighter
    one, UNLIT_GLINT: a sheen's white light, left on, lights pockets and rails to about the unlit cloth); no fit
    at a pocket mostly on a straight edge (``on_straight_edges``) and none reaching over a side with part of its
@@ -212,6 +213,11 @@ PACK_GLINT = 0.7                   # a fit in a pack (touching PACK_TOUCHING fit
                                    # that touch 2 fits it passed, rendered: a pocket's hole 0.32, a ring's arc 0.99
                                    # (under rings); real: none) ...
 PACK_TOUCHING = 2
+WHOLE_POINTS = 42                  # ... and off the pockets a fit round all the way (this many of N_RAYS points, ...
+WHOLE_RMS = 0.6                    # ... RMS below this [px]) needs none: a shadow shows the part of a circle its ball
+                                   # leaves, a pocket's back wall the part between the jaws (the fits the test refused
+                                   # that are no ball, real and rendered: at most 36 points; real balls under a 1-px
+                                   # blur whose highlights no longer pass: 48 points, RMS 0.34-0.48 px)
 EDGE_TOL = 0.6                     # px: outline points this near one straight line lie on a straight edge ...
 STRAIGHT_SHARE = 0.65              # ... and a fit at a pocket with at least this share of its points there is on the
                                    # rail's straight edge where it meets the pocket's rim, no ball (rendered: those
@@ -1178,7 +1184,8 @@ def lit_fits(fits: tuple, spare: tuple, image: np.ndarray, hole: np.ndarray, mod
     lamp's highlight (``lit_by_lamps``, with the ``hole`` mask (h/2, w/2) bool, the cloth ``model`` of
     the BGR uint8 ``image``, its halo ``rings`` (L, 3) [px] and ``white_glint``; ``radius_px`` the ball radius)
     or inside a pack of them (``in_a_pack``, with ``unlike(centres, radii, rms)`` (K,) the share of each
-    circle's inside unlike cloth), and the
+    circle's inside unlike cloth) or, off the pockets (``at_pocket``), round all the way (WHOLE_POINTS points or
+    more, RMS below WHOLE_RMS), and the
     ``spare`` fits (``outline_fits``: dropped for a better-supported overlapping fit; the same arrays and
     their support (S,)) that then lie
     APART radii from every fit kept (the fit that beat one was no ball: a dark ball's projected shadow
@@ -1186,6 +1193,9 @@ def lit_fits(fits: tuple, spare: tuple, image: np.ndarray, hole: np.ndarray, mod
     supported, each with a lamp's highlight off the circles of the rest."""
     on = lit_by_lamps(image, hole, model, fits[1], fits[2], radius_px, rings, white_glint)
     on |= in_a_pack(fits, on, image, hole, model, unlike, radius_px, rings, white_glint)
+    whole = ~on & (fits[4] >= WHOLE_POINTS) & (fits[3] < WHOLE_RMS)
+    whole[whole] = ~at_pocket(hole, fits[1][whole], radius_px)      # (a pocket's back wall may be drawn round)
+    on |= whole
     fits = tuple(a[on] for a in fits)
     idx, c, r, rms, n = fits
     sc = spare[1]

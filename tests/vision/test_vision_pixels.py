@@ -690,6 +690,27 @@ def test_a_packs_inner_ball_with_a_dull_highlight_is_kept_and_a_shadow_beside_th
     assert sorted(lit_fits(fits, spare, image, hole, model, unlike, r, ring)[0]) == [0, 1]
 
 
+def test_a_fit_round_all_the_way_needs_no_highlight():
+    """Drawn discs: a dull red ball alone on the cloth (no lamp's highlight, as a camera's blur spreads the real
+    halo frames' highlights below ``WHITE_GLINT``), and a lit red ball with its shadow (the cloth at 0.45 of its
+    light) beside it, the ball over part of the shadow. ``outline_fits`` finds the dull ball's outline all round
+    (at least ``WHOLE_POINTS``, within ``WHOLE_RMS``) and the shadow's only where its ball leaves it; ``lit_fits``
+    keeps both balls and drops the shadow (before, the dull ball was dropped too)."""
+    r = 13.0
+    dull, white = (20.0, 15.0, 130.0), (250.0, 250.0, 250.0)
+    c = np.array([[50.0, 100.0], [130.0, 80.0], [130.0 + 1.6 * r, 80.0]])
+    image = _discs((160, 200), [(*c[2], r, 0.45 * CLOTH_BGR), (*c[1], r, RED_BGR), (*c[1] - 4, 2.0, white),
+                                (*c[0], r, dull)])
+    model, classes = half_cloth(image)
+    hole = np.zeros(classes.shape, bool)
+    def unlike(cc, rr, rms):
+        return ball_share(image, model, cc, rr, hole, rms)
+    fits, spare = outline_fits(image, c, r, unlike, model.chroma)
+    assert sorted(fits[0]) == [0, 1, 2]
+    assert lit_by_lamps(image, hole, model, fits[1], fits[2], r).tolist() == [i == 1 for i in fits[0]]
+    assert sorted(lit_fits(fits, spare, image, hole, model, unlike, r)[0]) == [0, 1]
+
+
 def test_a_circle_riding_the_rails_edge_is_no_ball():
     """Drawn discs on a play area whose top side runs along row 40, a rail above it: a red ball half over the
     side (a ball in a pocket's jaw), a circle there whose upper half is a registration marker on the rail (a
