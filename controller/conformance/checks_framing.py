@@ -71,7 +71,7 @@ def crc(h: Host) -> str:
 def _expect_nak(h: Host, line: bytes, code: int, what: str) -> None:
     h.send_raw(line)
     rx = h.next_rx(0)
-    require(rx is not None, f"{what} {line!r}: no NAK within {h.reply_timeout_s} s")
+    require(rx is not None, f"{what} {line!r}: no NAK within {h.patience_s} s")
     f = rx.frame
     require(f.verb == wire.NAK and f.args == wire.nak_args(code),
             f"{what} {line!r}: expected 0 NAK {' '.join(wire.nak_args(code))}, got {f}")

@@ -111,7 +111,7 @@ def reply_time(h: Host) -> str:
         seq = h.next_seq()
         line = wire.encode_frame(seq, wire.STATUS)
         t = h.send_raw(line)
-        rx = h.next_rx(seq)
+        rx = h.next_rx(seq, h.reply_timeout_s)
         require(rx is not None, f"no reply to {seq} STATUS within {h.reply_timeout_s} s")
         lat.append(rx.t - t)
         budget.append(wire.ROBOT_REPLY_S + (len(line) + len(rx.raw) + 1) * 10 / h.baudrate)

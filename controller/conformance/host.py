@@ -6,7 +6,10 @@ check must see exactly what the robot does. Every line sent and received is kept
 
 Its reader is tolerant in one named way: a robot frame whose CRC is right but written with its
 four bytes in reverse order is read anyway and marked (``Rx.crc_reversed``), so that this one
-fault fails the CRC check ([F2]) instead of every check.
+fault fails the CRC check ([F2]) instead of every check. Its waits are tolerant in the same way:
+a reply a check needs is awaited up to PATIENCE_S, and only the reply-time check ([T2]) and the
+wait for a motion's immediate reply ([X2]) hold the robot to ``reply_timeout_s``; so a late reply
+fails [T2], not whichever check happened to be waiting when the host's scheduler stalled.
 """
 from __future__ import annotations
 
@@ -23,6 +26,7 @@ from controller.protocol import Frame, FrameError, Hello, LineSplitter, Status, 
 READ_SLICE_S = 0.005     # the port's read timeout: the resolution of arrival times
 STATUS_POLL_S = 0.01     # pause between STATUS polls while waiting for a state
 FINAL_SLACK_S = 1.0      # added to 2 x tmax when waiting for a motion's end (tmax itself is [T1]'s)
+PATIENCE_S = 1.0         # the longest wait for a reply a check needs: 4 x the default reply_timeout_s
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,11 @@ class Host:
         self.send_raw(encode_frame(seq, verb, args))
         return seq
 
+    @property
+    def patience_s(self) -> float:
+        """How long a check waits for a reply it needs [s]: PATIENCE_S, or reply_timeout_s if longer."""
+        return max(PATIENCE_S, self.reply_timeout_s)
+
     # ---- receiving ----
     def _pump(self, until: float) -> None:
         """Read what arrives before ``until`` (at least one read), filing each line by seq."""
@@ -127,8 +136,8 @@ class Host:
 
     def next_rx(self, seq: int, timeout: float | None = None) -> Rx | None:
         """The next line received for ``seq`` (0: the robot's own frames; -1: unreadable lines)
-        within ``timeout`` [s] (default reply_timeout_s), or None."""
-        until = time.monotonic() + (self.reply_timeout_s if timeout is None else timeout)
+        within ``timeout`` [s] (default PATIENCE_S, at least reply_timeout_s), or None."""
+        until = time.monotonic() + (self.patience_s if timeout is None else timeout)
         box = self._by_seq[seq]
         while not box:
             if time.monotonic() >= until:
@@ -156,7 +165,7 @@ class Host:
         """The next frame for ``seq``; raises CheckFailed naming ``what`` if none comes in time."""
         rx = self.next_rx(seq, timeout)
         if rx is None:
-            raise CheckFailed(f"no reply to {what} within {self.reply_timeout_s if timeout is None else timeout:.2f} s")
+            raise CheckFailed(f"no reply to {what} within {self.patience_s if timeout is None else timeout:.2f} s")
         return rx.frame
 
     # ---- exchanges ----
@@ -208,11 +217,11 @@ class Host:
         return self.hello.tmax if self.hello else 10.0
 
     def start_motion(self, verb: str, *args: str, seq: int | None = None) -> tuple[int, Frame | None]:
-        """Send a motion command; returns (seq, its immediate reply). If no reply comes, STATUS
-        tells whether it was accepted anyway: then the reply is None and a note says so (the
-        missing ACK is [X2]'s to report); otherwise CheckFailed."""
+        """Send a motion command; returns (seq, its immediate reply). If none comes within
+        reply_timeout_s, STATUS tells whether it was accepted anyway: then the reply is None and a
+        note says so (the missing ACK is [X2]'s to report); otherwise CheckFailed."""
         seq = self.send(verb, *args, seq=seq)
-        rx = self.next_rx(seq)
+        rx = self.next_rx(seq, self.reply_timeout_s)
         if rx is not None:
             return seq, rx.frame
         st = self.status()

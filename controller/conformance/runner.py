@@ -141,7 +141,7 @@ def _wake(h: Host) -> None:
     until = time.monotonic() + wire.ROBOT_BOOT_S + h.reply_timeout_s
     while time.monotonic() < until:
         seq = h.send(wire.HELLO, str(wire.PROTOCOL_VERSION))
-        if h.next_rx(seq) is not None or h.next_rx(0, 0.0) is not None:
+        if h.next_rx(seq, h.reply_timeout_s) is not None or h.next_rx(0, 0.0) is not None:
             break
     h.forget()
 

@@ -2,10 +2,17 @@
 firmware, and each quirk fails exactly the checks of the clause it breaks."""
 from __future__ import annotations
 
+import os
 import re
+import select
+import threading
+import time
+import tty
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from config.robot import load_robot_settings
@@ -13,6 +20,7 @@ from config.sim import Faults, load_sim_settings
 from controller.conformance.check import REGISTRY
 from controller.conformance.clauses import CLAUSES
 from controller.conformance.runner import FAIL, PASS, SKIP, run_suite
+from controller.sim.firmware import Firmware
 from controller.sim.quirks import QUIRKS
 from controller.sim.robot import SimRobot
 from controller.sim.world import RecordingWorld
@@ -81,3 +89,47 @@ def test_every_check_names_a_clause_the_spec_states_and_the_spec_lists_every_che
     assert set(row.findall(checks)) == {(c.name, c.clause) for c in REGISTRY}
     quirks = SPEC[SPEC.index("## The simulated robot"):]
     assert set(row.findall(quirks)) == {(q.name, q.clause) for q in QUIRKS.values()}
+
+
+LATE_S = 0.3   # every reply of the late robot below leaves this long after its frame came in
+
+
+@contextmanager
+def _late_robot(sim_config):
+    """The conforming firmware on a real pty, every reply (and the boot announcement) written
+    LATE_S late, as a host whose scheduler stalls would see it. Yields the pty's device path."""
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    fw = Firmware("late-0.1", load_robot_settings().limits, replace(sim_config.timing, boot_s=0.0),
+                  sim_config.error, RecordingWorld(), np.random.default_rng(1), time.monotonic())
+    stop = threading.Event()
+
+    def serve():
+        due: list[tuple[float, bytes]] = []
+        while not stop.is_set():
+            if select.select([master], [], [], 0.005)[0]:
+                now = time.monotonic()
+                due += [(now + LATE_S, f) for f in fw.feed(os.read(master, 4096), now)]
+            now = time.monotonic()
+            due += [(now + LATE_S, f) for f in fw.tick(now)]
+            while due and due[0][0] <= now:
+                os.write(master, due.pop(0)[1])
+
+    t = threading.Thread(target=serve, daemon=True)
+    t.start()
+    try:
+        yield os.ttyname(slave)
+    finally:
+        stop.set()
+        t.join()
+        os.close(master)
+        os.close(slave)
+
+
+def test_a_late_reply_fails_the_reply_time_check_alone(sim_config):
+    with _late_robot(sim_config) as port:
+        report = run_suite(port, 115200, REPLY_TIMEOUT_S, only=["hello", "status", "reply-time"])
+    verdicts = {r.check.name: (r.verdict, r.detail) for r in report.results}
+    assert verdicts["hello"][0] == PASS and verdicts["status"][0] == PASS, verdicts
+    assert verdicts["reply-time"][0] == FAIL, verdicts
+    assert f"within {REPLY_TIMEOUT_S} s" in verdicts["reply-time"][1]
