@@ -137,6 +137,7 @@ from vision.detect import (
     white_added,
 )
 from vision.detect import SEARCH_WIDTHS as LIMB_WIDTHS
+from vision.exposure import exposed
 from vision.fits import CIRCLE_ITERS, _fit_circles, fit_circles
 from vision.halo_rings import line_rings
 from vision.intruders import clear_of_intruders, reach_in_band
@@ -294,6 +295,7 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
         raise ValueError(f"expected a BGR image, got shape {image.shape}")
     if not radius_px >= 3:
         raise ValueError(f"--radius-px must be at least 3 pixels, got {radius_px}")
+    image = exposed(image)                                   # (an underexposed camera's frame brought up)
     det, first = _search(image, radius_px, True)
     if first.light is None:                                  # (most frames)
         return det
