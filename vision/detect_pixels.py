@@ -284,8 +284,9 @@ TWO_TONE_CORNERS = 3               # ... and, under TWO_TONE_SHARE, where the co
 def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     """Balls of roughly ``radius_px`` (outline radius [px]) in a BGR uint8 image of any table.
 
-    Returns Detections with px the outline circles' centres [px], r_px their radii, xy NaN,
-    rms_px the circle fits' residuals, n_edges the outline points used.
+    An underexposed frame is searched brought up (``vision.exposure.exposed``). Returns Detections with px
+    the outline circles' centres [px], r_px their radii, xy NaN, rms_px the circle fits' residuals, n_edges
+    the outline points used.
     Raises ValueError for an image that is not BGR, a radius below 3 px, or no cloth in view.
     One core: about 7-8.5 ms for a rendered 1280x720 frame, 11-13.5 ms for a real one, about 13.5-14 ms
     under bright halo rings (``cuerobot bench vision``; docs/vision.md, stage 7's Speed); a frame searched

@@ -1,5 +1,5 @@
 """``vision.exposure``: the highlights' level and an underexposed frame brought up, by hand; and in pixel-only mode
-an underexposed rendered frame whose balls were lost before are found."""
+the balls of an underexposed rendered frame, lost before, found and named as on the frame as rendered."""
 from __future__ import annotations
 
 import numpy as np
