@@ -292,6 +292,13 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     under bright halo rings (``cuerobot bench vision``; docs/vision.md, stage 7's Speed); a frame searched
     twice (stage 8) about twice that.
     """
+    return detect_exposed(image, radius_px)[0]
+
+
+def detect_exposed(image: np.ndarray, radius_px: float) -> tuple[Detections, np.ndarray]:
+    """(``detect_in_pixels``' balls, the frame searched: ``image`` itself, or where underexposed the copy
+    ``vision.exposure.exposed`` brought up), for reading the balls off the frame they were found on. Raises
+    ValueError as ``detect_in_pixels``."""
     if image.ndim != 3 or image.shape[2] != 3:
         raise ValueError(f"expected a BGR image, got shape {image.shape}")
     if not radius_px >= 3:
@@ -299,9 +306,9 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     image = exposed(image)                                   # (an underexposed camera's frame brought up)
     det, first = _search(image, radius_px, True)
     if first.light is None:                                  # (most frames)
-        return det
+        return det, image
     again = _search(take_off_light(image, first.light, (0, 0), 2), radius_px, False)[0]
-    return det.joined(again.take(added_kept(det, again, first, radius_px)))
+    return det.joined(again.take(added_kept(det, again, first, radius_px))), image
 
 
 @dataclass

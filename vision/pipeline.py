@@ -15,8 +15,7 @@ from planner.state import TableState
 from planner.table import Table
 from vision.camera import CameraModel
 from vision.detect import Detections, TableDetector
-from vision.detect_pixels import detect_in_pixels
-from vision.exposure import exposed
+from vision.detect_pixels import detect_exposed
 from vision.halo_rings import halo_rings
 from vision.identify import ball_features, ball_readings, colour_names, identify
 from vision.registration import Landmarks
@@ -80,8 +79,7 @@ def observe_pixels(image: np.ndarray, radius_px: float, ball_set: str = "any") -
     """Balls of about ``radius_px`` in any BGR image: pixel centres and a colour class named for
     ``ball_set`` ('any', 'pool' or 'snooker': ``vision.identify.colour_names``; ValueError otherwise). An
     underexposed frame is brought up (``vision.exposure.exposed``) for its colours as for its balls."""
-    image = exposed(image)
-    det = detect_in_pixels(image, radius_px)
+    det, image = detect_exposed(image, radius_px)
     names, conf = colour_names(ball_features(image, det.px, det.r_px, det.cloth_v), ball_set)
     return [BallObservation(x_px=float(det.px[i, 0]), y_px=float(det.px[i, 1]), r_px=float(det.r_px[i]),
                             label=names[i], confidence=float(conf[i])) for i in range(len(det))]
