@@ -137,6 +137,7 @@ from vision.detect import (
     white_added,
 )
 from vision.detect import SEARCH_WIDTHS as LIMB_WIDTHS
+from vision.colour_drift import colour_field, evened
 from vision.exposure import exposed
 from vision.fits import CIRCLE_ITERS, _fit_circles, fit_circles
 from vision.halo_rings import line_rings
@@ -303,8 +304,8 @@ def detect_exposed(image: np.ndarray, radius_px: float) -> tuple[Detections, np.
         raise ValueError(f"expected a BGR image, got shape {image.shape}")
     if not radius_px >= 3:
         raise ValueError(f"--radius-px must be at least 3 pixels, got {radius_px}")
-    image = exposed(image)                                   # (an underexposed camera's frame brought up)
-    det, first = _search(image, radius_px, True)
+    det, first = _search(exposed(image), radius_px, True)    # (an underexposed camera's frame brought up)
+    image = first.frame                                      # (evened out where the cloth's colour drifts)
     if first.light is None:                                  # (most frames)
         return det, image
     again = _search(take_off_light(image, first.light, (0, 0), 2), radius_px, False)[0]
@@ -313,10 +314,12 @@ def detect_exposed(image: np.ndarray, radius_px: float) -> tuple[Detections, np.
 
 @dataclass
 class FirstSearch:
-    """What the first search of a frame with halo rings and a projector's light over most of its cloth leaves
-    the second: light, the light under the rings (``vision.cloth.AddedLight``; None: no second search); clean,
-    the BGR uint8 frame its outline search read (the rings' lines taken out); model, its cloth model; inside,
-    (h/2, w/2) bool its play area."""
+    """What the first search of a frame leaves: frame, the BGR uint8 frame it searched (``_evened_ground``); where
+    the frame has halo rings and a projector's light over most of its cloth, what the second search needs:
+    light, the light under the rings (``vision.cloth.AddedLight``; None: no second search); clean, the BGR uint8
+    frame its outline search read (the rings' lines taken out); model, its cloth model; inside, (h/2, w/2) bool
+    its play area."""
+    frame: np.ndarray
     light: AddedLight | None
     clean: np.ndarray | None = None
     model: ClothModel | None = None
@@ -327,12 +330,9 @@ def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detection
     """(``detect_in_pixels``' balls of one search of a BGR uint8 image, and where ``first`` and the frame has
     halo rings and a projector's light over most of its cloth, what a second search needs (``FirstSearch``;
     its light None otherwise))."""
-    half = halved(np.ascontiguousarray(image), 0, 0, image.shape[1] // 2, image.shape[0] // 2)
     r_half = radius_px / 2
-    half, lined = remove_thin_lines(half, max(1, int(round(LINE_REACH * r_half))))
-    model, bright = _cloth_model(half)
-    classes = classify(half, model, bright)
-    poly = area_polygon(classes)
+    image, (half, lined, model, bright, classes, poly) = (_evened_ground(image, r_half) if first else
+                                                          (image, _cloth_ground(image, r_half)))
     region = area_mask(poly, classes.shape)
     hole = hole_mask(classes, r_half)
     two = _two_tone(half, model, bright, classes, poly, region, hole, r_half)
@@ -373,7 +373,7 @@ def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detection
     # by a pocket, in a jaw beyond the play area's side where that lies on a shaded cushion's nose
     jaw, jaw_fill = jaw_candidates(half, classes, region, hole, r_half, box)
     if cand.shape[0] + jaw.shape[0] == 0:
-        return _empty(), FirstSearch(None)
+        return _empty(), FirstSearch(image, None)
     c0 = c = _full_resolution(cand)
     if light is not None:                                    # ... and off the frame about the candidates
         image = take_off_light(image, light, (0, 0), 2, near_points(half.shape, np.concatenate([cand, jaw]),
@@ -419,7 +419,38 @@ def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detection
     # no fit on a hand or an arm: foreground off the pockets and their rims that came in over the rail
     det = det.take(clear_of_intruders((fg > 0) & ~rim, lambda: reach_in_band(inside, hole, r_half),
                                       (c - 0.5) / 2, r / 2, n / N_RAYS, rms))
-    return det, FirstSearch(ring_light, clean, model, inside)
+    return det, FirstSearch(image, ring_light, clean, model, inside)
+
+
+def _cloth_ground(image: np.ndarray, r_half: float) -> tuple:
+    """(half, lined, model, bright, classes, poly) of a BGR uint8 frame (h, w, 3): its half-resolution copy with
+    thin lines of added light taken out and those lines' mask (``remove_thin_lines``), its cloth model and lit
+    brightness (``_cloth_model``), its pixels' bits (``classify``) and its play area's polygon (``area_polygon``:
+    four corners, or the cloth region's convex hull). r_half: the balls' radius at half resolution [px]."""
+    half = halved(np.ascontiguousarray(image), 0, 0, image.shape[1] // 2, image.shape[0] // 2)
+    half, lined = remove_thin_lines(half, max(1, int(round(LINE_REACH * r_half))))
+    model, bright = _cloth_model(half)
+    classes = classify(half, model, bright)
+    return half, lined, model, bright, classes, area_polygon(classes)
+
+
+def _evened_ground(image: np.ndarray, r_half: float) -> tuple[np.ndarray, tuple]:
+    """(the frame to search, its ``_cloth_ground``) for a BGR uint8 frame: the frame itself where its play area
+    has four sides (most frames); where it has not (the cloth region's convex hull) and the frame evened out to
+    one cloth colour (``vision.colour_drift``: the cloth's colour drifting across the frame cut a strip off its
+    region) has four, with a pocket hole at each corner (``corner_pockets``), the evened frame."""
+    ground = _cloth_ground(image, r_half)
+    if len(ground[5]) == 4 or ground[2].lit != (0.0, 0.0):  # (a projector's light turns the cloth's colour too)
+        return image, ground
+    half, model = ground[0], ground[2]
+    su, sv, cu, cv_ = _model_grids(*half.shape[:2])
+    coef = colour_field(half[sv, su], su * model.scale, sv * model.scale, model.chroma)
+    if coef is None:
+        return image, ground
+    flat = evened(image, coef, model.chroma, cu * model.scale, cv_ * model.scale)
+    even = _cloth_ground(flat, r_half)
+    whole = len(even[5]) == 4 and corner_pockets(even[5], hole_mask(even[4], r_half), r_half) == 4
+    return (flat, even) if whole and even[2].lit == (0.0, 0.0) else (image, ground)
 
 
 def added_kept(det: Detections, again: Detections, first: FirstSearch, radius_px: float) -> np.ndarray:

@@ -10,7 +10,10 @@ nearest level and clipped to 0-255. Written ``KIND=VALUE``:
 - ``white=B,R``: blue times B and red times R, green kept (white balance);
 - ``jpeg=Q``: encoded and decoded as JPEG at quality Q (1-100);
 - ``noise=S``: Gaussian noise of S levels added (seeded: the same noise for the same image size);
-- ``blur=S``: a Gaussian blur of S px (focus).
+- ``blur=S``: a Gaussian blur of S px (focus);
+- ``shading=K``: blue times 1 - K x and red times 1 + K x, x from -0.5 at the left edge to 0.5 at the right (a
+  colour cast that turns across the frame: daylight on one side and lamplight on the other, or a lens's colour
+  shading; 0 < K < 2).
 """
 from __future__ import annotations
 
@@ -19,7 +22,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-KINDS = {"gain": 1, "gamma": 1, "white": 2, "jpeg": 1, "noise": 1, "blur": 1}   # kind -> number of values
+KINDS = {"gain": 1, "gamma": 1, "white": 2, "jpeg": 1, "noise": 1, "blur": 1, "shading": 1}   # kind -> number of values
 NOISE_SEED = 0                      # the noise perturbation's seed (reproducible on any machine)
 
 
@@ -47,6 +50,9 @@ class Perturbation:
             x = 255.0 * (x / 255.0) ** v[0]
         elif self.kind == "white":
             x = x * np.array([v[0], 1.0, v[1]])
+        elif self.kind == "shading":
+            across = np.linspace(-0.5, 0.5, x.shape[1])[None, :, None]
+            x = x * (1.0 + v[0] * across * np.array([-1.0, 0.0, 1.0]))
         else:                                                    # noise
             x = x + np.random.default_rng(NOISE_SEED).normal(0.0, v[0], x.shape)
         return np.clip(np.rint(x), 0, 255).astype(np.uint8)
@@ -71,6 +77,8 @@ def parse_perturbation(text: str) -> Perturbation:
         expected = "a whole quality 1-100"
     elif kind == "noise":
         ok, expected = values[0] >= 0, "a noise level of at least 0"
+    elif kind == "shading":
+        ok, expected = 0 < values[0] < 2, "a shading above 0 and below 2"
     else:
         ok, expected = all(x > 0 for x in values), "values above 0"
     if not ok:

@@ -46,7 +46,7 @@ def register(subparsers) -> None:
     _ball_set_argument(e)
     e.add_argument("--perturb", action="append", type=_perturbation, metavar="KIND=VALUE",
                    help="perturb each image first, as a drifted camera would (repeatable, applied in order): gain=K, "
-                   "gamma=G, white=B,R, jpeg=Q, noise=S, blur=S (docs/vision.md)")
+                   "gamma=G, white=B,R, jpeg=Q, noise=S, blur=S, shading=K (docs/vision.md)")
     e.add_argument("--json", action="store_true", help="print JSON")
     e.set_defaults(func=_evaluate)
 

@@ -17,14 +17,17 @@ def _flat(bgr, shape=(32, 48)):
 
 
 def test_each_perturbation_follows_its_definition():
-    """Levels checked by hand: exposure, response curve and white balance per channel, with clipping; a blur
-    keeps a flat image flat and spreads a step edge as a Gaussian of S px; noise of S levels has that spread, zero
-    mean and is the same every time; JPEG at quality 100 stays within 2 levels of the image, at quality 10 moves
-    it further than at quality 90."""
+    """Levels checked by hand: exposure, response curve, white balance and a cast turning across the frame per
+    channel, with clipping; a blur keeps a flat image flat and spreads a step edge as a Gaussian of S px; noise of S
+    levels has that spread, zero mean and is the same every time; JPEG at quality 100 stays within 2 levels of the
+    image, at quality 10 moves it further than at quality 90."""
     assert parse_perturbation("gain=0.5").apply(_flat((200, 100, 3)))[0, 0].tolist() == [100, 50, 2]
     assert parse_perturbation("gain=2").apply(_flat((200, 100, 3)))[0, 0].tolist() == [255, 200, 6]
     assert parse_perturbation("gamma=0.5").apply(_flat((64, 255, 0)))[0, 0].tolist() == [128, 255, 0]
     assert parse_perturbation("white=0.5,2").apply(_flat((100, 100, 100)))[0, 0].tolist() == [50, 100, 200]
+    shaded = parse_perturbation("shading=1").apply(_flat((100, 100, 100), (2, 5)))   # x = -0.5, -0.25 ... 0.5
+    assert shaded[1, :, 0].tolist() == [150, 125, 100, 75, 50] and shaded[1, :, 2].tolist() == [50, 75, 100, 125, 150]
+    assert (shaded[:, :, 1] == 100).all() and np.array_equal(shaded[0], shaded[1])
     blur = parse_perturbation("blur=2")
     assert np.array_equal(blur.apply(_flat((10, 20, 30))), _flat((10, 20, 30)))
     step = np.zeros((20, 80, 3), np.uint8)
@@ -48,6 +51,7 @@ def test_each_perturbation_follows_its_definition():
     ("gain", "KIND=VALUE"), ("hue=3", "KIND=VALUE"), ("gain=x", "KIND=VALUE"), ("gain=0", "above 0"),
     ("gamma=-1", "above 0"), ("white=1", "2 finite number"), ("white=1,2,3", "2 finite number"),
     ("jpeg=0", "1-100"), ("jpeg=50.5", "1-100"), ("noise=-1", "at least 0"), ("blur=nan", "finite"),
+    ("shading=0", "above 0 and below 2"), ("shading=2", "above 0 and below 2"),
 ])
 def test_a_bad_perturbation_is_refused_with_its_expected_form(text, match):
     with pytest.raises(ValueError, match=match):
