@@ -104,6 +104,7 @@ from vision.cloth import (
     unlit_light,
     unlit_samples,
 )
+from vision.colour_drift import colour_field, evened
 from vision.detect import (
     BRIGHTER,
     CONTACT_MIN,
@@ -137,7 +138,6 @@ from vision.detect import (
     white_added,
 )
 from vision.detect import SEARCH_WIDTHS as LIMB_WIDTHS
-from vision.colour_drift import colour_field, evened
 from vision.exposure import exposed
 from vision.fits import CIRCLE_ITERS, _fit_circles, fit_circles
 from vision.halo_rings import line_rings
@@ -285,21 +285,22 @@ TWO_TONE_CORNERS = 3               # ... and, under TWO_TONE_SHARE, where the co
 def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     """Balls of roughly ``radius_px`` (outline radius [px]) in a BGR uint8 image of any table.
 
-    An underexposed frame is searched brought up (``vision.exposure.exposed``). Returns Detections with px
+    An underexposed frame is searched brought up (``vision.exposure.exposed``), and one whose cloth's colour drifts
+    across it so far that its play area has no four sides, evened out (``_evened_ground``). Returns Detections with px
     the outline circles' centres [px], r_px their radii, xy NaN, rms_px the circle fits' residuals, n_edges
     the outline points used.
     Raises ValueError for an image that is not BGR, a radius below 3 px, or no cloth in view.
     One core: about 7-8.5 ms for a rendered 1280x720 frame, 11-13.5 ms for a real one, about 13.5-14 ms
     under bright halo rings (``cuerobot bench vision``; docs/vision.md, stage 7's Speed); a frame searched
-    twice (stage 8) about twice that.
+    twice (stage 8) about twice that; a frame evened about 10 ms more.
     """
     return detect_exposed(image, radius_px)[0]
 
 
 def detect_exposed(image: np.ndarray, radius_px: float) -> tuple[Detections, np.ndarray]:
     """(``detect_in_pixels``' balls, the frame searched: ``image`` itself, or where underexposed the copy
-    ``vision.exposure.exposed`` brought up), for reading the balls off the frame they were found on. Raises
-    ValueError as ``detect_in_pixels``."""
+    ``vision.exposure.exposed`` brought up, or where its cloth's colour drifts the copy ``_evened_ground`` evened), for
+    reading the balls off the frame they were found on. Raises ValueError as ``detect_in_pixels``."""
     if image.ndim != 3 or image.shape[2] != 3:
         raise ValueError(f"expected a BGR image, got shape {image.shape}")
     if not radius_px >= 3:
