@@ -1,8 +1,8 @@
 """The cloth's colour drifting across a frame, and the frame evened out to one cloth colour (pixel-only mode).
 
 A camera's colour shading (its lens and sensor tint the edges of the frame unlike its centre) and its
-response curve turn the cloth's colour direction across the frame: in the real development frames the
-cloth's colour by one side cushion stands 3.5-5 degrees from the dominant one, and a steeper response
+response curve turn the cloth's colour direction across the frame: in a real development frame the
+cloth's colour by one side cushion stands 3.3-5 degrees from the dominant one, and a steeper response
 (``--perturb gamma=1.4``) takes that strip past the foreground's angle (``vision.cloth.CHROMA_TAN``,
 5 degrees). The cloth region then loses it, its four sides are not found, and the play area falls back to
 the region's convex hull, which cuts off the corners and the balls in them (docs/vision.md, "Colour drift").

@@ -13,7 +13,10 @@ in the image instead (the reason for each is in docs/vision.md):
    balls in them, and leaves out the rails with their diamonds and markers); where a tinted
    projector's lit area is the commonest colour and the unlit cloth round it is foreground (``_two_tone``: many
    samples near the cloth's colour off its wedge, or a play area without a pocket at every corner), the lit
-   wedge turned towards the unlit cloth's colour holds it too, and the play area is found again;
+   wedge turned towards the unlit cloth's colour holds it too, and the play area is found again; where it has no
+   four sides and no lit wedge, the frame evened out to one cloth colour (``_evened_ground``,
+   ``vision.colour_drift``: a camera's colour shading took a strip of the cloth past the foreground's angle) is
+   searched from stage 0 instead where its play area has four, a pocket at each corner and no lit wedge;
 3. ``hole_mask``: dark regions at least a ball wide (pocket holes), where no centre can be (on a
    frame with halo rings, a ring's line across a hole bridged first); a side of the play area that lies
    out beyond its rail (a rail lit into the cloth's colour) is moved onto its corner pockets
@@ -437,9 +440,10 @@ def _cloth_ground(image: np.ndarray, r_half: float) -> tuple:
 
 def _evened_ground(image: np.ndarray, r_half: float) -> tuple[np.ndarray, tuple]:
     """(the frame to search, its ``_cloth_ground``) for a BGR uint8 frame: the frame itself where its play area
-    has four sides (most frames); where it has not (the cloth region's convex hull) and the frame evened out to
-    one cloth colour (``vision.colour_drift``: the cloth's colour drifting across the frame cut a strip off its
-    region) has four, with a pocket hole at each corner (``corner_pockets``), the evened frame."""
+    has four sides (most frames) or its cloth model a lit wedge; where it has neither (the play area is the cloth
+    region's convex hull) and the frame evened out to one cloth colour (``vision.colour_drift``: the cloth's colour
+    drifting across the frame cut a strip off its region) has four sides, a pocket hole at each corner
+    (``corner_pockets``) and no lit wedge, the evened frame. r_half: the balls' radius at half resolution [px]."""
     ground = _cloth_ground(image, r_half)
     if len(ground[5]) == 4 or ground[2].lit != (0.0, 0.0):  # (a projector's light turns the cloth's colour too)
         return image, ground
