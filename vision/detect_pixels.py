@@ -14,9 +14,9 @@ in the image instead (the reason for each is in docs/vision.md):
    projector's lit area is the commonest colour and the unlit cloth round it is foreground (``_two_tone``: many
    samples near the cloth's colour off its wedge, or a play area without a pocket at every corner), the lit
    wedge turned towards the unlit cloth's colour holds it too, and the play area is found again; where it has no
-   four sides and no lit wedge, the frame evened out to one cloth colour (``_evened_ground``,
-   ``vision.colour_drift``: a camera's colour shading took a strip of the cloth past the foreground's angle) is
-   searched from stage 0 instead where its play area has four, a pocket at each corner and no lit wedge;
+   four sides with a pocket at each corner and no lit wedge, the frame evened out to one cloth colour
+   (``_evened_ground``, ``vision.colour_drift``: a camera's colour shading took a strip of the cloth past the
+   foreground's angle) is searched from stage 0 instead where its play area has them;
 3. ``hole_mask``: dark regions at least a ball wide (pocket holes), where no centre can be (on a
    frame with halo rings, a ring's line across a hole bridged first); a side of the play area that lies
    out beyond its rail (a rail lit into the cloth's colour) is moved onto its corner pockets
@@ -335,10 +335,9 @@ def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detection
     halo rings and a projector's light over most of its cloth, what a second search needs (``FirstSearch``;
     its light None otherwise))."""
     r_half = radius_px / 2
-    image, (half, lined, model, bright, classes, poly) = (_evened_ground(image, r_half) if first else
-                                                          (image, _cloth_ground(image, r_half)))
+    image, (half, lined, model, bright, classes, poly, hole) = (_evened_ground(image, r_half) if first else
+                                                                (image, _cloth_ground(image, r_half)))
     region = area_mask(poly, classes.shape)
-    hole = hole_mask(classes, r_half)
     two = _two_tone(half, model, bright, classes, poly, region, hole, r_half)
     if two is not None:
         classes, poly, region = two
@@ -427,25 +426,27 @@ def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detection
 
 
 def _cloth_ground(image: np.ndarray, r_half: float) -> tuple:
-    """(half, lined, model, bright, classes, poly) of a BGR uint8 frame (h, w, 3): its half-resolution copy with
-    thin lines of added light taken out and those lines' mask (``remove_thin_lines``), its cloth model and lit
-    brightness (``_cloth_model``), its pixels' bits (``classify``) and its play area's polygon (``area_polygon``:
-    four corners, or the cloth region's convex hull). r_half: the balls' radius at half resolution [px]."""
+    """(half, lined, model, bright, classes, poly, hole) of a BGR uint8 frame (h, w, 3): its half-resolution copy
+    with thin lines of added light taken out and those lines' mask (``remove_thin_lines``), its cloth model and lit
+    brightness (``_cloth_model``), its pixels' bits (``classify``), its play area's polygon (``area_polygon``: four
+    corners, or the cloth region's convex hull) and its pocket holes (``hole_mask``). r_half: the balls' radius at
+    half resolution [px]."""
     half = halved(np.ascontiguousarray(image), 0, 0, image.shape[1] // 2, image.shape[0] // 2)
     half, lined = remove_thin_lines(half, max(1, int(round(LINE_REACH * r_half))))
     model, bright = _cloth_model(half)
     classes = classify(half, model, bright)
-    return half, lined, model, bright, classes, area_polygon(classes)
+    return half, lined, model, bright, classes, area_polygon(classes), hole_mask(classes, r_half)
 
 
 def _evened_ground(image: np.ndarray, r_half: float) -> tuple[np.ndarray, tuple]:
     """(the frame to search, its ``_cloth_ground``) for a BGR uint8 frame: the frame itself where its play area
-    has four sides (most frames) or its cloth model a lit wedge; where it has neither (the play area is the cloth
-    region's convex hull) and the frame evened out to one cloth colour (``vision.colour_drift``: the cloth's colour
-    drifting across the frame cut a strip off its region) has four sides, a pocket hole at each corner
-    (``corner_pockets``) and no lit wedge, the evened frame. r_half: the balls' radius at half resolution [px]."""
+    has four sides and a pocket hole at each corner (``_whole_table``: most frames), or its cloth model a lit
+    wedge; where it has neither, and the frame evened out to one cloth colour (``vision.colour_drift``: the cloth's
+    colour drifting across the frame cut a strip off its region, and the play area fell back to the region's convex
+    hull or a side leaned off its pockets) has both and no lit wedge, the evened frame. r_half: the balls' radius
+    at half resolution [px]."""
     ground = _cloth_ground(image, r_half)
-    if len(ground[5]) == 4 or ground[2].lit != (0.0, 0.0):  # (a projector's light turns the cloth's colour too)
+    if ground[2].lit != (0.0, 0.0) or _whole_table(ground, r_half):  # (a projector's light turns the cloth's colour)
         return image, ground
     half, model = ground[0], ground[2]
     su, sv, cu, cv_ = _model_grids(*half.shape[:2])
@@ -454,8 +455,12 @@ def _evened_ground(image: np.ndarray, r_half: float) -> tuple[np.ndarray, tuple]
         return image, ground
     flat = evened(image, coef, model.chroma, cu * model.scale, cv_ * model.scale)
     even = _cloth_ground(flat, r_half)
-    whole = len(even[5]) == 4 and corner_pockets(even[5], hole_mask(even[4], r_half), r_half) == 4
-    return (flat, even) if whole and even[2].lit == (0.0, 0.0) else (image, ground)
+    return (flat, even) if _whole_table(even, r_half) and even[2].lit == (0.0, 0.0) else (image, ground)
+
+
+def _whole_table(ground: tuple, r_half: float) -> bool:
+    """Whether a ``_cloth_ground``'s play area has four sides and a pocket hole at each corner."""
+    return len(ground[5]) == 4 and corner_pockets(ground[5], ground[6], r_half) == 4
 
 
 def added_kept(det: Detections, again: Detections, first: FirstSearch, radius_px: float) -> np.ndarray:
