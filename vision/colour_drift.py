@@ -28,8 +28,9 @@ GAIN_LIMIT = 2.0                  # a channel's gain is at most this
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
-    """x (..., 3) over the norms along its last axis."""
-    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+    """x (..., 3) over the norms along its last axis (NaN where a norm is 0: no direction)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return x / np.linalg.norm(x, axis=-1, keepdims=True)
 
 
 def colour_field(samples: np.ndarray, u: np.ndarray, v: np.ndarray, chroma: np.ndarray) -> np.ndarray | None:
@@ -74,12 +75,15 @@ def field_at(coef: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.ndarray:
 
 def evened(image: np.ndarray, coef: np.ndarray, chroma: np.ndarray, u: np.ndarray, v: np.ndarray) -> np.ndarray:
     """A copy of a BGR uint8 frame (h, w, 3) with each channel times chroma / the field's colour over the least of
-    the three (so that no channel is lowered: a clipped highlight stays white; each gain at most GAIN_LIMIT),
-    rounded and clipped to 0-255: the cloth takes the colour direction ``chroma`` (3,) everywhere.
+    the three (so that no channel is lowered: a clipped highlight stays white; each gain between 1 and GAIN_LIMIT,
+    where the field is far off the cloth's colour too), rounded and clipped to 0-255: the cloth takes the colour
+    direction ``chroma`` (3,) everywhere.
 
     coef: (6, 3) ``colour_field``'s; u, v: (gh, gw) the scaled coordinates of a regular grid of cells over the
     frame at which the gains are found (their centres; the gains are resized over the frame between them)."""
-    gains = chroma / field_at(coef, u, v)
-    gains = np.minimum(gains / gains.min(axis=-1, keepdims=True), GAIN_LIMIT).astype(np.float32)
+    # (each ratio at most GAIN_LIMIT first: the quadratic, carried out to the frame's corners, may run a component
+    # down to 0 or below there, or to no direction at all)
+    ratio = chroma / np.fmax(field_at(coef, u, v), chroma / GAIN_LIMIT)
+    gains = np.minimum(ratio / ratio.min(axis=-1, keepdims=True), GAIN_LIMIT).astype(np.float32)
     gains = cv2.resize(gains, (image.shape[1], image.shape[0]), interpolation=cv2.INTER_LINEAR)
     return cv2.multiply(image.astype(np.float32), gains, dtype=cv2.CV_8U)

@@ -70,6 +70,20 @@ def test_an_evened_frame_has_one_cloth_colour_and_no_channel_lowered():
     assert (out.astype(float) <= GAIN_LIMIT * image + 1).all()
 
 
+def test_a_field_that_runs_to_no_colour_at_the_corners_gains_no_more_than_the_limit():
+    """A field whose blue falls through 0 across the frame (a quadratic carried beyond its samples), and one with no
+    direction at all (every coefficient 0): every gain stays between 1 and GAIN_LIMIT, so no channel is lowered
+    and none is raised more than that (signed gains set such channels to 0)."""
+    image = np.full((40, 80, 3), 100, np.uint8)
+    gu, gv = np.meshgrid((np.arange(0, 80, 8) + 4) / 80, (np.arange(0, 40, 8) + 4) / 40)
+    falling = np.zeros((6, 3))
+    falling[0], falling[1, 0] = CLOTH, -1.5                # blue 0.58 - 1.5 u: below 0 from u = 0.39 on
+    assert (field_at(falling, gu, gv)[..., 0] < 0).any()
+    for coef in (falling, np.zeros((6, 3))):
+        out = evened(image, coef, CLOTH, gu, gv).astype(float)
+        assert (out >= 100).all() and (out <= GAIN_LIMIT * 100).all()
+
+
 @pytest.fixture(scope="module")
 def radius_px(synthetic_camera):
     sc, _ = synthetic_camera
