@@ -43,9 +43,8 @@ def colour_field(samples: np.ndarray, u: np.ndarray, v: np.ndarray, chroma: np.n
     levels: near black a colour's direction is noise), refitted FIELD_PASSES times without the outliers (FIELD_OUT,
     FIELD_OUT_MIN_DEG)."""
     s = np.asarray(samples, np.float64)
-    norm = np.linalg.norm(s, axis=1)
-    ok = norm > 20
-    unit = s[ok] / norm[ok, None]
+    ok = np.linalg.norm(s, axis=1) > 20
+    unit = _unit(s[ok])
     near = unit @ chroma > np.cos(np.arctan(FIELD_NEAR_TAN))
     if np.count_nonzero(near) < FIELD_MIN_SAMPLES:
         return None

@@ -84,6 +84,7 @@ import functools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -297,13 +298,13 @@ def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
     under bright halo rings (``cuerobot bench vision``; docs/vision.md, stage 7's Speed); a frame searched
     twice (stage 8) about twice that; a frame evened about 10 ms more.
     """
-    return detect_exposed(image, radius_px)[0]
+    return detect_with_frame(image, radius_px)[0]
 
 
-def detect_exposed(image: np.ndarray, radius_px: float) -> tuple[Detections, np.ndarray]:
-    """(``detect_in_pixels``' balls, the frame searched: ``image`` itself, or where underexposed the copy
-    ``vision.exposure.exposed`` brought up, or where its cloth's colour drifts the copy ``_evened_ground`` evened), for
-    reading the balls off the frame they were found on. Raises ValueError as ``detect_in_pixels``."""
+def detect_with_frame(image: np.ndarray, radius_px: float) -> tuple[Detections, np.ndarray]:
+    """(``detect_in_pixels``' balls, the frame searched: ``image`` itself, or a copy brought up where underexposed
+    (``vision.exposure.exposed``) and evened where its cloth's colour drifts (``_evened_ground``)), for reading the
+    balls off the frame they were found on. Raises ValueError as ``detect_in_pixels``."""
     if image.ndim != 3 or image.shape[2] != 3:
         raise ValueError(f"expected a BGR image, got shape {image.shape}")
     if not radius_px >= 3:
@@ -425,20 +426,31 @@ def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detection
     return det, FirstSearch(image, ring_light, clean, model, inside)
 
 
-def _cloth_ground(image: np.ndarray, r_half: float) -> tuple:
-    """(half, lined, model, bright, classes, poly, hole) of a BGR uint8 frame (h, w, 3): its half-resolution copy
-    with thin lines of added light taken out and those lines' mask (``remove_thin_lines``), its cloth model and lit
-    brightness (``_cloth_model``), its pixels' bits (``classify``), its play area's polygon (``area_polygon``: four
-    corners, or the cloth region's convex hull) and its pocket holes (``hole_mask``). r_half: the balls' radius at
-    half resolution [px]."""
+class ClothGround(NamedTuple):
+    """A frame's cloth stages (``_cloth_ground``): half, its half-resolution copy (h/2, w/2, 3) with thin lines of
+    added light taken out, and lined, those lines' mask (``remove_thin_lines``); model and bright, its cloth model
+    and lit brightness (``_cloth_model``); classes, its pixels' bits (``classify``); poly, its play area's polygon
+    (``area_polygon``: four corners, or the cloth region's convex hull) [half-resolution px]; hole, its pocket
+    holes (``hole_mask``)."""
+    half: np.ndarray
+    lined: np.ndarray
+    model: ClothModel
+    bright: np.ndarray
+    classes: np.ndarray
+    poly: np.ndarray
+    hole: np.ndarray
+
+
+def _cloth_ground(image: np.ndarray, r_half: float) -> ClothGround:
+    """The ``ClothGround`` of a BGR uint8 frame (h, w, 3); r_half: the balls' radius at half resolution [px]."""
     half = halved(np.ascontiguousarray(image), 0, 0, image.shape[1] // 2, image.shape[0] // 2)
     half, lined = remove_thin_lines(half, max(1, int(round(LINE_REACH * r_half))))
     model, bright = _cloth_model(half)
     classes = classify(half, model, bright)
-    return half, lined, model, bright, classes, area_polygon(classes), hole_mask(classes, r_half)
+    return ClothGround(half, lined, model, bright, classes, area_polygon(classes), hole_mask(classes, r_half))
 
 
-def _evened_ground(image: np.ndarray, r_half: float) -> tuple[np.ndarray, tuple]:
+def _evened_ground(image: np.ndarray, r_half: float) -> tuple[np.ndarray, ClothGround]:
     """(the frame to search, its ``_cloth_ground``) for a BGR uint8 frame: the frame itself where its play area
     has four sides and a pocket hole at each corner (``_whole_table``: most frames), or its cloth model a lit
     wedge; where it has neither, and the frame evened out to one cloth colour (``vision.colour_drift``: the cloth's
@@ -446,21 +458,21 @@ def _evened_ground(image: np.ndarray, r_half: float) -> tuple[np.ndarray, tuple]
     hull or a side leaned off its pockets) has both and no lit wedge, the evened frame. r_half: the balls' radius
     at half resolution [px]."""
     ground = _cloth_ground(image, r_half)
-    if ground[2].lit != (0.0, 0.0) or _whole_table(ground, r_half):  # (a projector's light turns the cloth's colour)
+    if ground.model.lit != (0.0, 0.0) or _whole_table(ground, r_half):  # (a projector's light turns the colour too)
         return image, ground
-    half, model = ground[0], ground[2]
+    half, model = ground.half, ground.model
     su, sv, cu, cv_ = _model_grids(*half.shape[:2])
     coef = colour_field(half[sv, su], su * model.scale, sv * model.scale, model.chroma)
     if coef is None:
         return image, ground
     flat = evened(image, coef, model.chroma, cu * model.scale, cv_ * model.scale)
     even = _cloth_ground(flat, r_half)
-    return (flat, even) if _whole_table(even, r_half) and even[2].lit == (0.0, 0.0) else (image, ground)
+    return (flat, even) if _whole_table(even, r_half) and even.model.lit == (0.0, 0.0) else (image, ground)
 
 
-def _whole_table(ground: tuple, r_half: float) -> bool:
-    """Whether a ``_cloth_ground``'s play area has four sides and a pocket hole at each corner."""
-    return len(ground[5]) == 4 and corner_pockets(ground[5], ground[6], r_half) == 4
+def _whole_table(ground: ClothGround, r_half: float) -> bool:
+    """Whether a ``ClothGround``'s play area has four sides and a pocket hole at each corner."""
+    return len(ground.poly) == 4 and corner_pockets(ground.poly, ground.hole, r_half) == 4
 
 
 def added_kept(det: Detections, again: Detections, first: FirstSearch, radius_px: float) -> np.ndarray:

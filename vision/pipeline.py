@@ -15,7 +15,7 @@ from planner.state import TableState
 from planner.table import Table
 from vision.camera import CameraModel
 from vision.detect import Detections, TableDetector
-from vision.detect_pixels import detect_exposed
+from vision.detect_pixels import detect_with_frame
 from vision.halo_rings import halo_rings
 from vision.identify import ball_features, ball_readings, colour_names, identify
 from vision.registration import Landmarks
@@ -77,9 +77,10 @@ class TableVision:
 
 def observe_pixels(image: np.ndarray, radius_px: float, ball_set: str = "any") -> list[BallObservation]:
     """Balls of about ``radius_px`` in any BGR image: pixel centres and a colour class named for
-    ``ball_set`` ('any', 'pool' or 'snooker': ``vision.identify.colour_names``; ValueError otherwise). An
-    underexposed frame is brought up (``vision.exposure.exposed``) for its colours as for its balls."""
-    det, image = detect_exposed(image, radius_px)
+    ``ball_set`` ('any', 'pool' or 'snooker': ``vision.identify.colour_names``; ValueError otherwise). The
+    colours are read off the frame the balls were found on (``vision.detect_pixels.detect_with_frame``: an
+    underexposed frame brought up, one whose cloth's colour drifts evened)."""
+    det, image = detect_with_frame(image, radius_px)
     names, conf = colour_names(ball_features(image, det.px, det.r_px, det.cloth_v), ball_set)
     return [BallObservation(x_px=float(det.px[i, 0]), y_px=float(det.px[i, 1]), r_px=float(det.r_px[i]),
                             label=names[i], confidence=float(conf[i])) for i in range(len(det))]

@@ -8,7 +8,7 @@ import pytest
 
 from vision.bench import _radius_range
 from vision.colour_drift import GAIN_LIMIT, colour_field, evened, field_at
-from vision.detect_pixels import _cloth_ground, detect_exposed
+from vision.detect_pixels import _cloth_ground, detect_with_frame
 from vision.evaluate import match
 from vision.perturb import parse_perturbation
 from vision.pipeline import observe_pixels
@@ -104,8 +104,8 @@ def test_pixel_only_a_frame_whose_colour_turns_across_it_is_evened_and_every_bal
     hull (before stop 58 the search found 2 of the 16 balls); the frame searched is the evened one, and all 16 are
     found, with none that is not a ball."""
     frame, cast = cast_frame
-    assert len(_cloth_ground(cast, radius_px / 2)[5]) != 4             # (the case: no four-sided play area)
-    det, searched = detect_exposed(cast, radius_px)
+    assert len(_cloth_ground(cast, radius_px / 2).poly) != 4             # (the case: no four-sided play area)
+    det, searched = detect_with_frame(cast, radius_px)
     assert searched is not cast
     rows, cols = match(frame.truth.centre_px, det.px, radius_px / 2)
     assert len(rows) == len(frame.truth.ids) == 16 and len(cols) == len(det.px)
