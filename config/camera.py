@@ -27,11 +27,14 @@ class CameraSettings:
     """camera.yaml, read from ``path``: the camera model (with its pose when the file has one),
     the registration landmarks, and ``source``: where the hardware camera's frames come from
     (``controller.camera.VideoCamera``): an OpenCV VideoCapture device index (int), a video file
-    or a URL (str), or None when none is configured."""
+    or a URL (str), or None when none is configured; ``cloth_srgb``: the cloth's colour as this camera saw it when
+    calibrated, (R, G, B) 8-bit sRGB, that frames whose white balance drifts are brought back to
+    (``vision.white_balance``), or None."""
     camera: CameraModel
     landmarks: Landmarks
     path: str
     source: int | str | None = None
+    cloth_srgb: tuple[float, float, float] | None = None
 
 
 SOURCE_FORM = "an OpenCV VideoCapture device index (a whole number >= 0), a video file or a URL, or null"
@@ -50,6 +53,19 @@ def parse_source(root: Section) -> int | str | None:
     if isinstance(raw, str) and raw.strip():
         return raw.strip()
     raise root.fail("source", SOURCE_FORM, raw)
+
+
+CLOTH_FORM = "[R, G, B]: the cloth's 8-bit sRGB colour, each channel above 0 and at most 255, or null"
+
+
+def parse_cloth_srgb(root: Section) -> tuple[float, float, float] | None:
+    """The optional top-level ``cloth_srgb`` (missing or null: None). Raises ConfigError naming the file and key."""
+    if not root.has("cloth_srgb") or root.data["cloth_srgb"] is None:
+        return None
+    rgb = root.vector("cloth_srgb", 3, CLOTH_FORM)
+    if min(rgb) <= 0 or max(rgb) > 255:
+        raise root.fail("cloth_srgb", CLOTH_FORM, list(rgb))
+    return rgb
 
 
 def parse_camera(root: Section) -> CameraModel:
@@ -148,4 +164,5 @@ def load_camera_settings(table: Table, path: str | Path | None = None) -> Camera
     """Read camera.yaml (default ``config/camera.yaml``); the landmarks' default markers sit on
     ``table``'s rails. Raises ConfigError naming the file and key."""
     root = load_yaml(path or default_path("camera.yaml"))
-    return CameraSettings(parse_camera(root), parse_landmarks(root, table), root.path, parse_source(root))
+    return CameraSettings(parse_camera(root), parse_landmarks(root, table), root.path, parse_source(root),
+                          parse_cloth_srgb(root))

@@ -56,8 +56,9 @@ def build_rig(root: str | Path, spec: VisionSpec) -> Rig:
     cs = load_camera_settings(tc.table, recording_config(root, "camera.yaml", None))
     vtc = load_table_settings(recording_config(root, "table.yaml", spec.table))
     vcs = load_camera_settings(vtc.table, recording_config(root, "camera.yaml", spec.camera))
-    vision = TableVision(vcs.camera, vtc.table, vtc.physics.R * spec.radius_scale, vcs.landmarks)
-    true_vision = vision if spec == VisionSpec() else TableVision(cs.camera, tc.table, tc.physics.R, cs.landmarks)
+    vision = TableVision(vcs.camera, vtc.table, vtc.physics.R * spec.radius_scale, vcs.landmarks, vcs.cloth_srgb)
+    true_vision = (vision if spec == VisionSpec() else
+                   TableVision(cs.camera, tc.table, tc.physics.R, cs.landmarks, cs.cloth_srgb))
     gate = float(true_vision.detector.r_map.mean())
     return Rig(cs.camera, tc.table, tc.physics.R, vision, gate)
 

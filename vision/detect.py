@@ -8,7 +8,8 @@ Two modes share one pipeline:
 * pixels only (``vision.detect_pixels.detect_in_pixels``): any table, any balls, given their
   approximate radius in pixels; it reuses the candidates here and finds the cloth in the image.
 
-Stages, each a function over arrays:
+Stages, each a function over arrays (first, where the camera's cloth colour is calibrated and a frame's cloth has
+drifted from it, the frame is brought back to it: ``TableDetector.white_balanced``, ``vision.white_balance``):
 
 0. ``TableDetector.unlined`` (``vision.thin_lines``): thin lines of added light (a projector's halo
    rings, which cross a rack's balls and vote for false centres) are replaced by the surface under
@@ -116,6 +117,7 @@ from vision.limbs import limb_points
 from vision.scene import CLOTH, CUSHION, NOSE_FACE, POCKET, RailGeometry, TableScene
 from vision.shape_candidates import shape_candidates, voting_share
 from vision.thin_lines import remove_thin_lines, take_line_edges
+from vision.white_balance import balanced, brought_back, cloth_gains, unit_bgr
 
 LINE_REACH = 0.5                       # ball radii: thin lines of added light (halo rings) this far across
                                        # are taken out first (pixel-only mode's 0.35: halo x20 92.5 %; 0.5: 95.0 %;
@@ -793,13 +795,16 @@ class TableDetector:
     """Ball detection for one posed camera over one table (precomputes everything per camera).
 
     cam: posed CameraModel; table: Table; R: ball radius [m]; rail: the rail caps (so that their
-    pixels are not judged as cloth).
+    pixels are not judged as cloth); cloth_srgb: None, or the cloth's colour as calibrated, (R, G, B) 8-bit sRGB: a
+    frame whose cloth has drifted from it is brought back first (``white_balanced``). Raises ValueError for a camera
+    without a pose or a malformed colour (``vision.white_balance.unit_bgr``).
     """
 
-    def __init__(self, cam: CameraModel, table: Table, R: float, rail: RailGeometry):
+    def __init__(self, cam: CameraModel, table: Table, R: float, rail: RailGeometry, cloth_srgb=None):
         if not cam.has_pose:
             raise ValueError("TableDetector needs a camera registered to the table (a pose)")
         self.cam, self.table, self.R = cam, table, float(R)
+        self.cloth_reference = None if cloth_srgb is None else unit_bgr(cloth_srgb)
         scene = TableScene(table, rail)
         w, h = cam.size
         # region of interest: where a ball's image can be (rays at z = R inside the cushion backs)
@@ -954,7 +959,8 @@ class TableDetector:
         """(all balls in a BGR uint8 frame of the camera's size, the frame with its thin lines of added
         light taken out (``unlined``; the frame itself where it has none) and a projector's light taken
         off the cloth (``unlit``; where the cloth model has a lit wedge and no halo rings were found):
-        what identification reads).
+        what identification reads). A frame whose cloth's colour drifted from the calibrated one is brought back to
+        it first (``white_balanced``).
 
         Where halo rings AND a projector's light were found, the light (``light_under_rings``) is taken off
         the frame before a second search; in a JPEG frame (``jpeg_frame``) with a projector's light and
@@ -965,6 +971,7 @@ class TableDetector:
         than CONTACT_SLACK gives way to it (its fit held on a short outline; the light's take-off shows it
         otherwise)."""
         memo = {}
+        image = self.white_balanced(image, memo)
         det, out, model, again = self._detect(image, True, memo=memo)
         if again is None:
             return det, out
@@ -980,6 +987,30 @@ class TableDetector:
         for (u, v), r in zip(det2.px, det2.r_px):
             copy_disc(out, out2, int(round(u)), int(round(v)), int(np.ceil(r)))
         return det.joined(det2), out
+
+    def cloth_model(self, image: np.ndarray) -> ClothModel:
+        """The cloth model (``fit_cloth``) of a BGR uint8 frame of the camera's size, as a search fits it."""
+        return self._start(np.ascontiguousarray(image))[3]
+
+    def white_balanced(self, image: np.ndarray, memo: dict) -> np.ndarray:
+        """``image`` brought back to the calibrated cloth colour (``vision.white_balance``: where its cloth's colour
+        drifted DEADBAND_DEG or more from ``cloth_srgb``, and the frame brought back shows it, ``brought_back``);
+        else ``image`` itself (also with no reference, or another size: ``_detect`` refuses it). The start
+        (``_start``) of the frame returned is kept in ``memo`` (``_detect``'s), not fitted twice."""
+        w, h = self.cam.size
+        if self.cloth_reference is None or image.shape != (h, w, 3):
+            return image
+        given = np.ascontiguousarray(image)
+        start = memo[("start", id(given))] = (given, self._start(given))
+        gains = cloth_gains(self.cloth_reference, start[1][3].chroma)
+        if gains is None:
+            return given
+        back = balanced(given, gains)
+        again = self._start(back)
+        if not brought_back(self.cloth_reference, again[3]):
+            return given
+        memo[("start", id(back))] = (back, again)
+        return back
 
     def added_kept(self, det: Detections, det2: Detections, image: np.ndarray, cloth: ClothModel) -> np.ndarray:
         """(len(det2),) bool: which balls of the second search (``detect_unlined``) are added to the first

@@ -7,7 +7,8 @@ in the image instead (the reason for each is in docs/vision.md):
    rings) give way to the surface under them, at half resolution for the stages 1-4 and, round
    the pixels changed there inside the play area, at full resolution for the outline points;
 1. ``fit_cloth`` on a sparse grid of the whole image (the cloth is the dominant colour), and
-   ``classify`` every half-resolution pixel: cloth, foreground, dark;
+   ``classify`` every half-resolution pixel: cloth, foreground, dark; where the cloth's colour is given as
+   calibrated and the frame's has drifted from it, the frame brought back to it first (``vision.white_balance``);
 2. the play area (``vision.play_area``): the quadrilateral of the four rail lines, fitted to the
    outline of the largest cloth-coloured region and squared up (it takes in the jaws and the
    balls in them, and leaves out the rails with their diamonds and markers); where a tinted
@@ -151,6 +152,7 @@ from vision.limbs import limb_circles
 from vision.play_area import area_mask, area_polygon, cloth_region, corner_pockets, within_pockets
 from vision.steps import N_RAYS, STEP, SmoothedNear, _step_points, ray_directions, step_points
 from vision.thin_lines import remove_thin_lines
+from vision.white_balance import balanced, brought_back, cloth_gains, unit_bgr
 
 SEARCH_WIDTHS = (6.0, 3.0, 2.0)   # px either side of the circle, per pass
 SMOOTH_SIGMA = 1.0                 # px, Gaussian smoothing before the colour derivative
@@ -286,30 +288,34 @@ TWO_TONE_CORNERS = 3               # ... and, under TWO_TONE_SHARE, where the co
                                    # development frame 4: the rails taken in, no pocket at a corner)
 
 
-def detect_in_pixels(image: np.ndarray, radius_px: float) -> Detections:
+def detect_in_pixels(image: np.ndarray, radius_px: float, cloth_srgb=None) -> Detections:
     """Balls of roughly ``radius_px`` (outline radius [px]) in a BGR uint8 image of any table.
 
-    An underexposed frame is searched brought up (``vision.exposure.exposed``), and one whose cloth's colour drifts
-    across it so far that its play area has no four sides, evened out (``_evened_ground``). Returns Detections with px
+    An underexposed frame is searched brought up (``vision.exposure.exposed``), one whose cloth's colour drifted from
+    ``cloth_srgb`` (None, or the cloth's colour as calibrated, (R, G, B) 8-bit sRGB) brought back to it
+    (``vision.white_balance``), and one whose cloth's colour drifts across it so far that its play area has no four
+    sides, evened out (``_evened_ground``). Returns Detections with px
     the outline circles' centres [px], r_px their radii, xy NaN, rms_px the circle fits' residuals, n_edges
     the outline points used.
-    Raises ValueError for an image that is not BGR, a radius below 3 px, or no cloth in view.
+    Raises ValueError for an image that is not BGR, a radius below 3 px, a malformed cloth_srgb, or no cloth in view.
     One core: about 7-8.5 ms for a rendered 1280x720 frame, 11-13.5 ms for a real one, about 13.5-14 ms
     under bright halo rings (``cuerobot bench vision``; docs/vision.md, stage 7's Speed); a frame searched
     twice (stage 8) about twice that; a frame evened about 10 ms more.
     """
-    return detect_with_frame(image, radius_px)[0]
+    return detect_with_frame(image, radius_px, cloth_srgb)[0]
 
 
-def detect_with_frame(image: np.ndarray, radius_px: float) -> tuple[Detections, np.ndarray]:
+def detect_with_frame(image: np.ndarray, radius_px: float, cloth_srgb=None) -> tuple[Detections, np.ndarray]:
     """(``detect_in_pixels``' balls, the frame searched: ``image`` itself, or a copy brought up where underexposed
-    (``vision.exposure.exposed``) and evened where its cloth's colour drifts (``_evened_ground``)), for reading the
-    balls off the frame they were found on. Raises ValueError as ``detect_in_pixels``."""
+    (``vision.exposure.exposed``), brought back to ``cloth_srgb`` where its cloth's colour drifted from it and evened
+    where its cloth's colour drifts across it (``_evened_ground``)), for reading the balls off the frame they were
+    found on. Raises ValueError as ``detect_in_pixels``."""
     if image.ndim != 3 or image.shape[2] != 3:
         raise ValueError(f"expected a BGR image, got shape {image.shape}")
     if not radius_px >= 3:
         raise ValueError(f"--radius-px must be at least 3 pixels, got {radius_px}")
-    det, first = _search(exposed(image), radius_px, True)    # (an underexposed camera's frame brought up)
+    reference = None if cloth_srgb is None else unit_bgr(cloth_srgb)
+    det, first = _search(exposed(image), radius_px, True, reference)   # (an underexposed camera's frame brought up)
     image = first.frame                                      # (evened out where the cloth's colour drifts)
     if first.light is None:                                  # (most frames)
         return det, image
@@ -331,13 +337,15 @@ class FirstSearch:
     inside: np.ndarray | None = None
 
 
-def _search(image: np.ndarray, radius_px: float, first: bool) -> tuple[Detections, FirstSearch]:
+def _search(image: np.ndarray, radius_px: float, first: bool,
+            reference: np.ndarray | None = None) -> tuple[Detections, FirstSearch]:
     """(``detect_in_pixels``' balls of one search of a BGR uint8 image, and where ``first`` and the frame has
     halo rings and a projector's light over most of its cloth, what a second search needs (``FirstSearch``;
-    its light None otherwise))."""
+    its light None otherwise)). reference: None, or the calibrated cloth's unit BGR colour, that the first search
+    brings a drifted frame back to (``_evened_ground``)."""
     r_half = radius_px / 2
-    image, (half, lined, model, bright, classes, poly, hole) = (_evened_ground(image, r_half) if first else
-                                                                (image, _cloth_ground(image, r_half)))
+    image, (half, lined, model, bright, classes, poly, hole) = (_evened_ground(image, r_half, reference) if first
+                                                                else (image, _cloth_ground(image, r_half)))
     region = area_mask(poly, classes.shape)
     two = _two_tone(half, model, bright, classes, poly, region, hole, r_half)
     if two is not None:
@@ -441,6 +449,12 @@ class ClothGround(NamedTuple):
     hole: np.ndarray
 
 
+def cloth_model(image: np.ndarray, radius_px: float) -> ClothModel:
+    """The cloth model (``fit_cloth``) of a BGR uint8 frame of any table with balls of about ``radius_px`` [px], as
+    the first search fits it."""
+    return _cloth_ground(exposed(image), radius_px / 2).model
+
+
 def _cloth_ground(image: np.ndarray, r_half: float) -> ClothGround:
     """The ``ClothGround`` of a BGR uint8 frame (h, w, 3); r_half: the balls' radius at half resolution [px]."""
     half = halved(np.ascontiguousarray(image), 0, 0, image.shape[1] // 2, image.shape[0] // 2)
@@ -450,14 +464,23 @@ def _cloth_ground(image: np.ndarray, r_half: float) -> ClothGround:
     return ClothGround(half, lined, model, bright, classes, area_polygon(classes), hole_mask(classes, r_half))
 
 
-def _evened_ground(image: np.ndarray, r_half: float) -> tuple[np.ndarray, ClothGround]:
-    """(the frame to search, its ``_cloth_ground``) for a BGR uint8 frame: the frame itself where its play area
-    has four sides and a pocket hole at each corner (``_whole_table``: most frames), or its cloth model a lit
-    wedge; where it has neither, and the frame evened out to one cloth colour (``vision.colour_drift``: the cloth's
-    colour drifting across the frame cut a strip off its region, and the play area fell back to the region's convex
-    hull or a side leaned off its pockets) has both and no lit wedge, the evened frame. r_half: the balls' radius
-    at half resolution [px]."""
+def _evened_ground(image: np.ndarray, r_half: float,
+                   reference: np.ndarray | None = None) -> tuple[np.ndarray, ClothGround]:
+    """(the frame to search, its ``_cloth_ground``) for a BGR uint8 frame: first, where its cloth's colour drifted from
+    ``reference`` (None, or the calibrated cloth's unit BGR colour), the frame brought back to it where it then shows
+    that cloth (``vision.white_balance.brought_back``); then that frame itself where its play area has four sides
+    and a pocket hole at each corner (``_whole_table``: most frames), or its cloth model a lit wedge; where it has
+    neither, and the frame evened out to one cloth colour (``vision.colour_drift``: the cloth's colour drifting
+    across the frame cut a strip off its region, and the play area fell back to the region's convex hull or a side
+    leaned off its pockets) has both and no lit wedge, the evened frame. r_half: the balls' radius at half
+    resolution [px]."""
     ground = _cloth_ground(image, r_half)
+    gains = None if reference is None else cloth_gains(reference, ground.model.chroma)
+    if gains is not None:
+        back = balanced(image, gains)
+        again = _cloth_ground(back, r_half)
+        if brought_back(reference, again.model):
+            image, ground = back, again
     if ground.model.lit != (0.0, 0.0) or _whole_table(ground, r_half):  # (a projector's light turns the colour too)
         return image, ground
     half, model = ground.half, ground.model

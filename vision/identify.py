@@ -455,6 +455,22 @@ def _twins_by_white(ids: np.ndarray, white: np.ndarray) -> None:
             ids[i[0]], ids[j[0]] = c + 8, c
 
 
+def assignment_confidence(cost: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """(len(rows),) each assigned ball's share of exp(-cost / 2) over its own id and every id no ball took: cost
+    (M, K) per ball and id, ball rows[k] assigned id cols[k]. Shifted by the least cost among those ids, so that a
+    ball whose near ids all went to others (every share under exp(-745): a white-balance drift's colours) still has
+    a share (0 where its own id is that far behind), not 0 / 0."""
+    taken = np.zeros(cost.shape[1], dtype=bool)
+    taken[cols] = True
+    conf = np.empty(len(rows))
+    for k, (r, c) in enumerate(zip(rows, cols)):
+        avail = ~taken
+        avail[c] = True                      # the ball's own id and every id nobody took
+        a = cost[r, avail]
+        conf[k] = math.exp(-0.5 * (cost[r, c] - a.min())) / np.exp(-0.5 * (a - a.min())).sum()
+    return conf
+
+
 def identify(f: BallFeatures, own: BallFeatures | None = None) -> Identity:
     """8-ball ids for the balls described by ``f`` and, for every id but the cue ball's, ``own``
     (the same balls under their own light, ``ball_readings``; None: ``f``; see the module notes)."""
@@ -467,14 +483,7 @@ def identify(f: BallFeatures, own: BallFeatures | None = None) -> Identity:
         rows, cols = linear_sum_assignment(cost)
         ids[rows] = cols
         _twins_by_white(ids, own.white)
-        cols = ids[rows]
-        p = np.exp(-0.5 * (cost - cost.min(axis=1, keepdims=True)))
-        taken = np.zeros(16, dtype=bool)
-        taken[cols] = True
-        for r, c in zip(rows, cols):
-            avail = ~taken.copy()
-            avail[c] = True                      # the ball's own id and every id nobody took
-            conf[r] = p[r, c] / p[r, avail].sum()
+        conf[rows] = assignment_confidence(cost, rows, ids[rows])
     classes = [ball_class(int(i)) if i >= 0 else "unknown" for i in ids]
     labels = []
     for i, c, k in zip(ids, conf, classes):

@@ -48,10 +48,12 @@ class BallObservation:
 
 
 class TableVision:
-    """Frames of one registered camera over one table -> balls. Build once, call per frame."""
+    """Frames of one registered camera over one table -> balls. Build once, call per frame. cloth_srgb: None, or
+    the cloth's colour as calibrated ((R, G, B) 8-bit sRGB, camera.yaml's ``cloth_srgb``): frames whose cloth's
+    colour drifted from it are brought back to it (``vision.white_balance``)."""
 
-    def __init__(self, cam: CameraModel, table: Table, R: float, landmarks: Landmarks):
-        self.detector = TableDetector(cam, table, R, landmarks.rail)
+    def __init__(self, cam: CameraModel, table: Table, R: float, landmarks: Landmarks, cloth_srgb=None):
+        self.detector = TableDetector(cam, table, R, landmarks.rail, cloth_srgb)
 
     def detect(self, image: np.ndarray) -> tuple[Detections, list[BallObservation]]:
         """Detections and their observations (with 8-ball identities) for a BGR frame."""
@@ -75,12 +77,14 @@ class TableVision:
                           np.array([(o.x_m, o.y_m) for o in obs], dtype=np.float64).reshape(-1, 2))
 
 
-def observe_pixels(image: np.ndarray, radius_px: float, ball_set: str = "any") -> list[BallObservation]:
+def observe_pixels(image: np.ndarray, radius_px: float, ball_set: str = "any",
+                   cloth_srgb=None) -> list[BallObservation]:
     """Balls of about ``radius_px`` in any BGR image: pixel centres and a colour class named for
     ``ball_set`` ('any', 'pool' or 'snooker': ``vision.identify.colour_names``; ValueError otherwise). The
     colours are read off the frame the balls were found on (``vision.detect_pixels.detect_with_frame``: an
-    underexposed frame brought up, one whose cloth's colour drifts evened)."""
-    det, image = detect_with_frame(image, radius_px)
+    underexposed frame brought up, one whose cloth's colour drifted from ``cloth_srgb`` (None, or (R, G, B)
+    8-bit sRGB) brought back to it, one whose cloth's colour drifts across it evened)."""
+    det, image = detect_with_frame(image, radius_px, cloth_srgb)
     names, conf = colour_names(ball_features(image, det.px, det.r_px, det.cloth_v), ball_set)
     return [BallObservation(x_px=float(det.px[i, 0]), y_px=float(det.px[i, 1]), r_px=float(det.r_px[i]),
                             label=names[i], confidence=float(conf[i])) for i in range(len(det))]

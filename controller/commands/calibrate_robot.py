@@ -64,7 +64,7 @@ def _rig(config_dir: Path, shots: int, seed_: int) -> _Rig:
     robot = load_robot_settings(config_dir / "robot.yaml")
     cam = load_camera_settings(tc.table, config_dir / "camera.yaml")
     R = tc.physics.R
-    vision = TableVision(cam.camera, tc.table, R, cam.landmarks)
+    vision = TableVision(cam.camera, tc.table, R, cam.landmarks, cam.cloth_srgb)
     simulator = Simulator(tc.table, tc.physics)
     replay = Replay(SyntheticCamera(cam.camera, tc.table, R, cam.landmarks).fast_renderer(seed=seed_),
                     vision, simulator, np.random.default_rng(seed_))

@@ -1,6 +1,6 @@
 """``cuerobot calibrate table IMAGE --camera camera.yaml``: the camera's pose in the table frame
-from the rail markers or from clicked table points (thin: parse, call calibration/;
-docs/calibration.md)."""
+from the rail markers or from clicked table points, and the cloth's colour as the frame shows it (thin: parse,
+call calibration/ and vision/; docs/calibration.md)."""
 from __future__ import annotations
 
 import argparse
@@ -21,8 +21,8 @@ def register_calibrate(targets) -> None:
                      help="find the ArUco markers on the rails (the default)")
     how.add_argument("--points", type=existing_file, metavar="FILE",
                      help="YAML of table landmarks' pixels, e.g. points: {lb: [u, v], head.2: [u, v], ...}")
-    t.add_argument("--out", type=output_file, help="write the pose section into this camera YAML "
-                   "(its other sections are kept)")
+    t.add_argument("--out", type=output_file, help="write the pose section, and the cloth's colour as the frame "
+                   "shows it (cloth_srgb), into this camera YAML (its other sections are kept)")
     t.add_argument("--overlay", type=output_file, metavar="OUT.png", help="write the frame with the registered "
                    "table outline and the landmarks drawn")
     t.add_argument("--json", action="store_true", help="print JSON")
@@ -35,7 +35,9 @@ def _calibrate_table(args: argparse.Namespace) -> int:
     from calibration.yaml_update import update_yaml_sections
     from config.camera import load_camera_settings
     from config.table import load_table_settings
+    from vision.detect import TableDetector
     from vision.image_files import read_image, write_image
+    from vision.white_balance import measured_srgb
     log = sys.stderr if args.json else sys.stdout
     try:
         tc = load_table_settings(args.table)
@@ -52,20 +54,25 @@ def _calibrate_table(args: argparse.Namespace) -> int:
             pose = pose_from_markers(image, cs.camera, cs.landmarks)
     except ValueError as exc:
         raise UserError(str(exc)) from exc
+    cloth = measured_srgb(TableDetector(pose.camera, tc.table, tc.physics.R, cs.landmarks.rail).cloth_model(image))
     centre = pose.camera.centre
     if args.json:
         print(json.dumps({"method": pose.method, "landmarks": len(pose.names), "rms_px": round(pose.rms_px, 4),
                           "rms_mm": round(pose.rms_mm, 3), "max_mm": round(pose.max_mm, 3),
                           "rvec": [float(v) for v in pose.camera.rvec], "tvec": [float(v) for v in pose.camera.tvec],
-                          "camera_centre_m": [round(float(v), 5) for v in centre]}, allow_nan=False))
+                          "camera_centre_m": [round(float(v), 5) for v in centre],
+                          "cloth_srgb": None if cloth is None else list(cloth)}, allow_nan=False))
     else:
         print(f"registered from {pose.method}: {len(pose.names)} landmarks")
         print(f"reprojection {pose.rms_px:.3f} px RMS; on the table {pose.rms_mm:.2f} mm RMS, {pose.max_mm:.2f} mm max")
         print(f"camera centre in the table frame: x={centre[0]:.4f} y={centre[1]:.4f} z={centre[2]:.4f} m")
+        print("the cloth's colour (R, G, B): " + ("not measured: a projector's light over part of the cloth (a lit "
+                                                  "wedge)" if cloth is None else ", ".join(map(str, cloth))))
     try:
         if args.out:
-            update_yaml_sections(args.out, {"pose": pose_section(pose)})
-            print(f"wrote the pose section of {args.out}", file=log)
+            sections = {"pose": pose_section(pose)} | ({} if cloth is None else {"cloth_srgb": list(cloth)})
+            update_yaml_sections(args.out, sections)
+            print(f"wrote the {' and '.join(sections)} sections of {args.out}", file=log)
         if args.overlay:
             write_image(args.overlay, draw_table_pose(image, pose, tc.table, cs.landmarks.rail))
             print(f"wrote {args.overlay}", file=log)

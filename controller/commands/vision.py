@@ -1,4 +1,4 @@
-"""``cuerobot vision detect|evaluate|render`` and ``cuerobot bench vision|vision-learned|render`` (thin: parse,
+"""``cuerobot vision detect|evaluate|cloth|render`` and ``cuerobot bench vision|vision-learned|render`` (thin: parse,
 call vision/)."""
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ def register(subparsers) -> None:
     d.add_argument("--radius-px", type=positive_float, help="pixel-only mode: approximate ball radius in pixels "
                    "(any table, any balls); without --camera/--table the configs are not used")
     _ball_set_argument(d)
+    _cloth_argument(d)
     d.add_argument("--json", action="store_true", help="print JSON instead of a table")
     d.add_argument("--overlay", metavar="OUT.png", type=image_output, help="write the image with every detection drawn")
     d.set_defaults(func=_detect)
@@ -44,11 +45,21 @@ def register(subparsers) -> None:
     e.add_argument("--gate-px", type=positive_float, help="a detection within this many px of a ball is that ball "
                    "(default: the ball radius)")
     _ball_set_argument(e)
+    _cloth_argument(e)
     e.add_argument("--perturb", action="append", type=_perturbation, metavar="KIND=VALUE",
                    help="perturb each image first, as a drifted camera would (repeatable, applied in order): gain=K, "
                    "gamma=G, white=B,R, jpeg=Q, noise=S, blur=S, shading=K (docs/vision.md)")
     e.add_argument("--json", action="store_true", help="print JSON")
     e.set_defaults(func=_evaluate)
+
+    c = sub.add_parser("cloth", help="measure the cloth's colour, that frames whose white balance drifts are "
+                       "brought back to (camera.yaml's cloth_srgb, or --cloth-srgb)")
+    c.add_argument("images", nargs="+", type=existing_file, help="frames of the table as the camera should see it")
+    c.add_argument("--camera", type=existing_file, help="camera YAML (default config/camera.yaml)")
+    c.add_argument("--table", type=existing_file, help="table YAML (default config/table.yaml)")
+    c.add_argument("--radius-px", type=positive_float, help="pixel-only mode: approximate ball radius in pixels")
+    c.add_argument("--json", action="store_true", help="print JSON")
+    c.set_defaults(func=_cloth, ball_set=None)
 
     r = sub.add_parser("render", help="render a synthetic frame of a random layout (or a rack)")
     r.add_argument("out", type=image_output, help="output image file (.png, .jpg, ...)")
@@ -66,6 +77,24 @@ def _ball_set_argument(parser) -> None:
     parser.add_argument("--ball-set", choices=BALL_SETS, help="pixel-only mode: the colour classes to name "
                         "(pool: 8-ball colours and stripes; snooker: plain white, red, yellow, green, brown, blue, "
                         "pink, black; any: both, the default); the registered mode names pool balls 0-15")
+
+
+def _cloth_argument(parser) -> None:
+    parser.add_argument("--cloth-srgb", type=_rgb, metavar="R,G,B", help="the cloth's colour as calibrated "
+                        "(`cuerobot vision cloth`): a frame whose white balance drifted is brought back to it first "
+                        "(default: camera.yaml's cloth_srgb in the registered mode, none in the pixel-only mode)")
+
+
+def _rgb(text: str) -> tuple[float, float, float]:
+    """``--cloth-srgb``'s type: three numbers R,G,B each above 0 and at most 255."""
+    from vision.white_balance import unit_bgr
+    try:
+        rgb = tuple(float(v) for v in text.split(","))
+        unit_bgr(rgb)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected R,G,B (8-bit sRGB, each above 0 and at most 255), got {text!r}"
+                                         ) from None
+    return rgb
 
 
 def _pixel_only(args: argparse.Namespace) -> bool:
@@ -137,7 +166,7 @@ def _detect(args: argparse.Namespace) -> int:
     image = _read(args.image)
     if _pixel_only(args):
         def detect():
-            return observe_pixels(image, args.radius_px, args.ball_set or "any")
+            return observe_pixels(image, args.radius_px, args.ball_set or "any", args.cloth_srgb)
     else:
         from config.camera import load_camera_settings
         from config.table import load_table_settings
@@ -148,7 +177,7 @@ def _detect(args: argparse.Namespace) -> int:
         if image.shape[:2] != (h, w):
             raise UserError(f"{args.image} is {image.shape[1]}x{image.shape[0]} but the camera "
                             f"({args.camera or 'config/camera.yaml'}) is {w}x{h}")
-        vision = TableVision(cam, tc.table, tc.physics.R, cs.landmarks)
+        vision = TableVision(cam, tc.table, tc.physics.R, cs.landmarks, args.cloth_srgb or cs.cloth_srgb)
 
         def detect():
             return vision.observe(image)
@@ -178,7 +207,7 @@ def _evaluate(args: argparse.Namespace) -> int:
         to_table = None
         if _pixel_only(args):
             def detector(image):
-                return observe_pixels(image, args.radius_px, args.ball_set or "any")
+                return observe_pixels(image, args.radius_px, args.ball_set or "any", args.cloth_srgb)
             gate = args.gate_px or args.radius_px
         else:
             from config.camera import load_camera_settings
@@ -186,7 +215,7 @@ def _evaluate(args: argparse.Namespace) -> int:
             from vision.camera import pixels_to_table
             tc = load_table_settings(args.table)
             cs = load_camera_settings(tc.table, args.camera)
-            vision = TableVision(cs.camera, tc.table, tc.physics.R, cs.landmarks)
+            vision = TableVision(cs.camera, tc.table, tc.physics.R, cs.landmarks, args.cloth_srgb or cs.cloth_srgb)
             detector = vision.observe
             gate = args.gate_px or float(vision.detector.r_map.mean() * 2)
             def to_table(px):
@@ -204,6 +233,46 @@ def _evaluate(args: argparse.Namespace) -> int:
         summary["perturb"] = [str(p) for p in perturbs]
     text = report(summary) + ("\n  perturbed: " + " then ".join(summary["perturb"]) if perturbs else "")
     print(json.dumps(summary, allow_nan=False) if args.json else text)
+    return 0
+
+
+def _cloth(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from vision.white_balance import measured_srgb
+    if _pixel_only(args):
+        from vision.detect_pixels import cloth_model
+
+        def model(image):
+            return cloth_model(image, args.radius_px)
+    else:
+        from config.camera import load_camera_settings
+        from config.table import load_table_settings
+        from vision.detect import TableDetector
+        tc = load_table_settings(args.table)
+        cs = load_camera_settings(tc.table, args.camera)
+        detector = TableDetector(cs.camera, tc.table, tc.physics.R, cs.landmarks.rail)
+        w, h = cs.camera.size
+
+        def model(image):
+            if image.shape[:2] != (h, w):
+                raise UserError(f"an image is {image.shape[1]}x{image.shape[0]} but the camera "
+                                f"({args.camera or 'config/camera.yaml'}) is {w}x{h}")
+            return detector.cloth_model(image)
+    frames = {str(p): measured_srgb(model(_read(p))) for p in args.images}
+    seen = [c for c in frames.values() if c is not None]
+    if not seen:
+        raise UserError("no frame shows the cloth without a projector's light over part of it (a lit wedge): "
+                        "measure it on frames with the projector off")
+    rgb = [int(v) for v in np.median(np.array(seen), axis=0).round()]
+    if args.json:
+        print(json.dumps({"cloth_srgb": rgb, "frames": frames}))
+    else:
+        for p, c in frames.items():
+            print(f"{p}: " + ("a lit wedge (a projector's light over part of the cloth): not measured" if c is None
+                              else f"R,G,B {c[0]},{c[1]},{c[2]}"))
+        print(f"cloth_srgb: [{rgb[0]}, {rgb[1]}, {rgb[2]}]   (the median of {len(seen)} of {len(frames)} frames; "
+              f"camera.yaml's cloth_srgb, or --cloth-srgb {rgb[0]},{rgb[1]},{rgb[2]} in the pixel-only mode)")
     return 0
 
 

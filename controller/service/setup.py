@@ -152,7 +152,8 @@ def build_game(settings: Settings, *, seed: int, backend: str | None = None, pla
             opponent, hands = PersonOpponent(), PersonHands()
         if vision is None:
             from vision.pipeline import TableVision
-            vision = TableVision(settings.camera.camera, tc.table, tc.physics.R, settings.camera.landmarks)
+            vision = TableVision(settings.camera.camera, tc.table, tc.physics.R, settings.camera.landmarks,
+                                 settings.camera.cloth_srgb)
         parts = Parts(camera=hw.camera, clock=hw.clock, actuator=hw.actuator, vision=vision, planner=planner,
                       opponent=opponent, hands=hands, table=tc.table, R=tc.physics.R, backend=backend)
         names = (f"{robot_name} (robot)", f"{opponent.name} (opponent)")

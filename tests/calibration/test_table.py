@@ -1,6 +1,7 @@
 """``cuerobot calibrate table`` on a rendered frame of the table seen from a known pose (not the
 shipped one): the pose is recovered from the rail markers and from a points file, the error on
-the table is in millimetres, and the overlay lays the outline on the table's edges."""
+the table is in millimetres, the overlay lays the outline on the table's edges, and the cloth's
+colour is written beside the pose."""
 from __future__ import annotations
 
 import json
@@ -17,6 +18,7 @@ from config.camera import load_camera, load_camera_settings
 from config.table import load_table_settings
 from controller.cli import main
 from planner.state import TableState
+from vision.balls import CLOTH_SRGB
 from vision.camera import look_at_pose, pixels_to_table, table_to_pixels
 from vision.render import SyntheticCamera
 
@@ -70,6 +72,9 @@ def test_rail_markers_register_the_table(scene, tmp_path, capsys):
     assert _table_error_mm(cam, posed, tc.table, 0.0) < 1.5
     assert _table_error_mm(cam, posed, tc.table, tc.physics.R) < 1.5
     after = yaml.safe_load(out.read_text())
+    assert after["cloth_srgb"] == res["cloth_srgb"] and before["cloth_srgb"] is None
+    rgb, ref = np.array(res["cloth_srgb"], float), np.array(CLOTH_SRGB, float)       # the rendered cloth, lit
+    assert np.degrees(np.arccos(rgb @ ref / np.linalg.norm(rgb) / np.linalg.norm(ref))) < 1.0
     assert after["camera"] == before["camera"] and after["registration"] == before["registration"]
     assert after["source"] == before["source"] and after["pose"]["registered_from"] == res["method"]
     assert "# OpenCV ArUco dictionary of the rail markers" in out.read_text()
@@ -116,7 +121,7 @@ def test_points_file_registers_the_table(scene, tmp_path, capsys):
     assert res["method"] == "points" and res["landmarks"] == 24
     assert 0.1 < res["rms_px"] < 0.6 and res["rms_mm"] < 1.5
     new = yaml.safe_load(out.read_text())
-    assert set(new) == {"pose"}                # a new file: only the pose section
+    assert set(new) == {"pose", "cloth_srgb"}          # a new file: only the sections measured
     reg = cam.with_pose(new["pose"]["rvec"], new["pose"]["tvec"])
     assert np.linalg.norm(reg.centre - cam.centre) < 0.01
     assert _table_error_mm(cam, reg, tc.table, tc.physics.R) < 2.0

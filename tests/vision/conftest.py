@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from vision.bench import Score, render_layouts
+from vision.bench import Score, _radius_range, render_layouts
 from vision.evaluate import match
 from vision.pipeline import TableVision
 from vision.render import synthetic_camera_from_config
@@ -19,6 +19,13 @@ SWEEP_LAYOUTS = 24      # random layouts (the first a full rack, every third wit
 def synthetic_camera():
     """(SyntheticCamera, Landmarks) from the default configs."""
     return synthetic_camera_from_config()
+
+
+@pytest.fixture(scope="session")
+def radius_px(synthetic_camera):
+    """The simulated camera's median ball outline radius [px], for the pixel-only mode."""
+    sc, _ = synthetic_camera
+    return float(np.median(_radius_range(sc.cam, sc.table, sc.R)))
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from vision.bench import _radius_range
 from vision.colour_drift import GAIN_LIMIT, colour_field, evened, field_at
 from vision.detect_pixels import _cloth_ground, detect_with_frame
 from vision.evaluate import match
@@ -82,12 +81,6 @@ def test_a_field_that_runs_to_no_colour_at_the_corners_gains_no_more_than_the_li
     for coef in (falling, np.zeros((6, 3))):
         out = evened(image, coef, CLOTH, gu, gv).astype(float)
         assert (out >= 100).all() and (out <= GAIN_LIMIT * 100).all()
-
-
-@pytest.fixture(scope="module")
-def radius_px(synthetic_camera):
-    sc, _ = synthetic_camera
-    return float(np.median(_radius_range(sc.cam, sc.table, sc.R)))
 
 
 @pytest.fixture(scope="module")

@@ -3,9 +3,7 @@ the balls of an underexposed rendered frame, lost before, found and named as on 
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
-from vision.bench import _radius_range
 from vision.detect_pixels import detect_in_pixels
 from vision.evaluate import match
 from vision.exposure import EXPOSED_LEVEL, HIGHLIGHT_RANK, exposed, highlight_level
@@ -45,12 +43,6 @@ def test_an_exposed_frame_is_passed_on_and_an_underexposed_one_scaled_to_reach_2
     assert highlight_level(up) == 255 and exposed(up) is up          # brought up once: exposed from then on
     black = np.zeros((20, 30, 3), np.uint8)
     assert exposed(black) is black
-
-
-@pytest.fixture(scope="module")
-def radius_px(synthetic_camera):
-    sc, _ = synthetic_camera
-    return float(np.median(_radius_range(sc.cam, sc.table, sc.R)))
 
 
 def test_pixel_only_an_underexposed_frame_is_brought_up_and_every_ball_found(synthetic_camera, radius_px):

@@ -100,3 +100,31 @@ def test_bench_vision_domain_scores_each_condition_against_the_targets(tmp_path,
         main(["bench", "vision", "--help"])
     help_text = " ".join(capsys.readouterr().out.split())
     assert all(c in help_text for c in CONDITIONS)
+
+
+def _angle_deg(rgb, ref) -> float:
+    a, b = np.asarray(rgb, float), np.asarray(ref, float)
+    return float(np.degrees(np.arccos(min(1.0, a @ b / np.linalg.norm(a) / np.linalg.norm(b)))))
+
+
+def test_cloth_measures_the_colour_that_detect_brings_a_drifted_frame_back_to(tmp_path, capsys):
+    """``vision cloth`` reads the rendered cloth (CLOTH_SRGB, lit) in both modes; ``vision detect --cloth-srgb``
+    with it names every ball of the frame under a warm white-balance drift as rendered (the drift alone names
+    some wrong)."""
+    from vision.balls import CLOTH_SRGB
+    from vision.perturb import parse_perturbation
+    img, truth, warm = tmp_path / "frame.png", tmp_path / "truth.json", tmp_path / "warm.png"
+    assert main(["vision", "render", str(img), "--seed", "3", "--truth", str(truth)]) == 0
+    cv2.imwrite(str(warm), parse_perturbation("white=0.8,1.2").apply(cv2.imread(str(img))))
+    capsys.readouterr()
+    measured = []
+    for mode in ([], ["--radius-px", "13"]):
+        assert main(["vision", "cloth", str(img), *mode, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["frames"] == {str(img): out["cloth_srgb"]} and _angle_deg(out["cloth_srgb"], CLOTH_SRGB) < 1.0
+        measured.append(out["cloth_srgb"])
+    expected = {b["label"] for b in json.loads(truth.read_text())["balls"]}
+    for extra, right in (([], False), (["--cloth-srgb", ",".join(map(str, measured[0]))], True)):
+        assert main(["vision", "detect", str(warm), "--json", *extra]) == 0
+        labels = {b["label"] for b in json.loads(capsys.readouterr().out)["balls"]}
+        assert (labels == expected) is right

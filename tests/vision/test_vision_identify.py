@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import cv2
 import numpy as np
+import pytest
 
 from planner.state import TableState
 from vision.balls import LINEAR_LUT, SRGB_LUT
-from vision.identify import ball_features, ball_readings, colour_names, identify
+from vision.identify import assignment_confidence, ball_features, ball_readings, colour_names, identify
 
 
 def test_sweep_identity_at_least_99_percent(sweep):
@@ -295,3 +296,19 @@ def test_a_cue_ball_with_its_shadings_colour_is_still_the_cue():
     assert identify(f).ids.tolist() == [0, 9]
     one = f[1:]
     assert identify(one).ids.tolist() == [9]
+
+
+def test_assignment_confidence_is_a_share_even_where_every_near_id_went_to_another_ball():
+    """Ball 1's two cheapest ids went to balls 0 and 2; its own id and the free ones cost 2000 more (their shares
+    of exp(-cost / 2) about its least cost all under exp(-745), zero in float64): its confidence is still its share
+    among them (before: 0 / 0, NaN), and the shares match the plain softmax where that does not underflow."""
+    cost = np.full((3, 16), 50.0)
+    cost[0, 0] = cost[1, 0] = cost[1, 2] = cost[2, 2] = 0.0
+    cost[1, 5], cost[1, 6] = 2000.0, 2001.0
+    cost[1, [i for i in range(16) if i not in (0, 2, 5, 6)]] = 2010.0
+    conf = assignment_confidence(cost, np.array([0, 1, 2]), np.array([0, 5, 2]))
+    assert np.all(np.isfinite(conf))
+    own = np.exp(-0.5 * np.array([0.0, 1.0] + [10.0] * 12))
+    assert conf[1] == pytest.approx(own[0] / own.sum())
+    plain = np.exp(-0.5 * cost[0, [0] + list(range(3, 16))])
+    assert conf[0] == pytest.approx(plain[0] / plain.sum())
