@@ -73,6 +73,10 @@ def test_balanced_scales_each_channel_and_leaves_clipped_values_clipped():
     out = balanced(img, np.array([0.8, 0.9, 1.3]))
     assert out.dtype == np.uint8 and out.shape == img.shape and CLIPPED == 254
     assert out[0].tolist() == [[80, 90, 130], [160, 225, 13], [255, 255, 255], [202, 228, 255]]
+    noise = np.random.default_rng(2).integers(0, 256, (37, 53, 3), dtype=np.uint8)
+    gains = np.array([1.1, 0.7, 1.45])
+    plain = np.where(noise >= CLIPPED, 255, np.clip(np.rint(noise * gains), 0, 255)).astype(np.uint8)
+    assert np.array_equal(balanced(noise, gains), plain)
 
 
 def test_unit_bgr_and_measured_srgb():
