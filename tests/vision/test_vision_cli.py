@@ -128,3 +128,23 @@ def test_cloth_measures_the_colour_that_detect_brings_a_drifted_frame_back_to(tm
         assert main(["vision", "detect", str(warm), "--json", *extra]) == 0
         labels = {b["label"] for b in json.loads(capsys.readouterr().out)["balls"]}
         assert (labels == expected) is right
+
+
+def test_cloth_is_not_measured_under_a_projectors_light(tmp_path, capsys):
+    """A frame with a projector's lit area over most of the cloth (the cloth model's lit wedge) gives no cloth colour:
+    `vision cloth` on it alone is a one-line error (exit 2) that says why; beside a frame without one, the colour is
+    that frame's, and the lit one is listed as not measured."""
+    from vision.layouts import random_layout
+    from vision.render import synthetic_camera_from_config
+    from vision.render_domain import Domain, DomainRenderer
+    sc, _ = synthetic_camera_from_config()
+    state = random_layout(sc.table, sc.R, np.random.default_rng(3))
+    lit, plain = tmp_path / "lit.png", tmp_path / "plain.png"
+    for path, domain in ((lit, Domain(projector=(0.6, 0.5, 0.5, 0.3, 0.3))), (plain, Domain())):
+        cv2.imwrite(str(path), DomainRenderer(sc, domain, seed=0).render(state, np.random.default_rng(4)).image)
+    assert main(["vision", "cloth", str(lit)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "lit wedge" in err[0] and "projector off" in err[0]
+    assert main(["vision", "cloth", str(lit), str(plain), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["frames"][str(lit)] is None and out["cloth_srgb"] == out["frames"][str(plain)]
