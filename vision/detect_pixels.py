@@ -307,9 +307,9 @@ def detect_in_pixels(image: np.ndarray, radius_px: float, cloth_srgb=None) -> De
 
 def detect_with_frame(image: np.ndarray, radius_px: float, cloth_srgb=None) -> tuple[Detections, np.ndarray]:
     """(``detect_in_pixels``' balls, the frame searched: ``image`` itself, or a copy brought up where underexposed
-    (``vision.exposure.exposed``), brought back to ``cloth_srgb`` where its cloth's colour drifted from it and evened
-    where its cloth's colour drifts across it (``_evened_ground``)), for reading the balls off the frame they were
-    found on. Raises ValueError as ``detect_in_pixels``."""
+    (``vision.exposure.exposed``), brought back to ``cloth_srgb`` where its cloth's colour drifted from it
+    (``_balanced_ground``) and evened where its cloth's colour drifts across it (``_evened_ground``)), for reading
+    the balls off the frame they were found on. Raises ValueError as ``detect_in_pixels``."""
     if image.ndim != 3 or image.shape[2] != 3:
         raise ValueError(f"expected a BGR image, got shape {image.shape}")
     if not radius_px >= 3:
@@ -325,11 +325,11 @@ def detect_with_frame(image: np.ndarray, radius_px: float, cloth_srgb=None) -> t
 
 @dataclass
 class FirstSearch:
-    """What the first search of a frame leaves: frame, the BGR uint8 frame it searched (``_evened_ground``); where
-    the frame has halo rings and a projector's light over most of its cloth, what the second search needs:
-    light, the light under the rings (``vision.cloth.AddedLight``; None: no second search); clean, the BGR uint8
-    frame its outline search read (the rings' lines taken out); model, its cloth model; inside, (h/2, w/2) bool
-    its play area."""
+    """What the first search of a frame leaves: frame, the BGR uint8 frame it searched (``_balanced_ground``,
+    ``_evened_ground``); where the frame has halo rings and a projector's light over most of its cloth, what the
+    second search needs: light, the light under the rings (``vision.cloth.AddedLight``; None: no second search);
+    clean, the BGR uint8 frame its outline search read (the rings' lines taken out); model, its cloth model;
+    inside, (h/2, w/2) bool its play area."""
     frame: np.ndarray
     light: AddedLight | None
     clean: np.ndarray | None = None
@@ -342,10 +342,11 @@ def _search(image: np.ndarray, radius_px: float, first: bool,
     """(``detect_in_pixels``' balls of one search of a BGR uint8 image, and where ``first`` and the frame has
     halo rings and a projector's light over most of its cloth, what a second search needs (``FirstSearch``;
     its light None otherwise)). reference: None, or the calibrated cloth's unit BGR colour, that the first search
-    brings a drifted frame back to (``_evened_ground``)."""
+    brings a drifted frame back to (``_balanced_ground``) before it evens it (``_evened_ground``)."""
     r_half = radius_px / 2
-    image, (half, lined, model, bright, classes, poly, hole) = (_evened_ground(image, r_half, reference) if first
-                                                                else (image, _cloth_ground(image, r_half)))
+    image, (half, lined, model, bright, classes, poly, hole) = (
+        _evened_ground(*_balanced_ground(image, r_half, reference), r_half) if first
+        else (image, _cloth_ground(image, r_half)))
     region = area_mask(poly, classes.shape)
     two = _two_tone(half, model, bright, classes, poly, region, hole, r_half)
     if two is not None:
@@ -464,15 +465,11 @@ def _cloth_ground(image: np.ndarray, r_half: float) -> ClothGround:
     return ClothGround(half, lined, model, bright, classes, area_polygon(classes), hole_mask(classes, r_half))
 
 
-def _evened_ground(image: np.ndarray, r_half: float,
-                   reference: np.ndarray | None = None) -> tuple[np.ndarray, ClothGround]:
-    """(the frame to search, its ``_cloth_ground``) for a BGR uint8 frame: first, where its cloth's colour drifted from
+def _balanced_ground(image: np.ndarray, r_half: float,
+                     reference: np.ndarray | None) -> tuple[np.ndarray, ClothGround]:
+    """(the frame to search, its ``_cloth_ground``) for a BGR uint8 frame: where its cloth's colour drifted from
     ``reference`` (None, or the calibrated cloth's unit BGR colour), the frame brought back to it where it then shows
-    that cloth (``vision.white_balance.brought_back``); then that frame itself where its play area has four sides
-    and a pocket hole at each corner (``_whole_table``: most frames), or its cloth model a lit wedge; where it has
-    neither, and the frame evened out to one cloth colour (``vision.colour_drift``: the cloth's colour drifting
-    across the frame cut a strip off its region, and the play area fell back to the region's convex hull or a side
-    leaned off its pockets) has both and no lit wedge, the evened frame. r_half: the balls' radius at half
+    that cloth (``vision.white_balance.brought_back``); else the frame itself. r_half: the balls' radius at half
     resolution [px]."""
     ground = _cloth_ground(image, r_half)
     gains = None if reference is None else cloth_gains(reference, ground.model.chroma)
@@ -480,7 +477,17 @@ def _evened_ground(image: np.ndarray, r_half: float,
         back = balanced(image, gains)
         again = _cloth_ground(back, r_half)
         if brought_back(reference, again.model):
-            image, ground = back, again
+            return back, again
+    return image, ground
+
+
+def _evened_ground(image: np.ndarray, ground: ClothGround, r_half: float) -> tuple[np.ndarray, ClothGround]:
+    """(the frame to search, its ``_cloth_ground``) for a BGR uint8 frame and its ``ground``: the frame itself where
+    its play area has four sides and a pocket hole at each corner (``_whole_table``: most frames), or its cloth model
+    a lit wedge; where it has neither, and the frame evened out to one cloth colour (``vision.colour_drift``: the
+    cloth's colour drifting across the frame cut a strip off its region, and the play area fell back to the region's
+    convex hull or a side leaned off its pockets) has both and no lit wedge, the evened frame. r_half: the balls'
+    radius at half resolution [px]."""
     if ground.model.lit != (0.0, 0.0) or _whole_table(ground, r_half):  # (a projector's light turns the colour too)
         return image, ground
     half, model = ground.half, ground.model

@@ -159,6 +159,14 @@ def _read(path):
         raise UserError(str(exc)) from exc
 
 
+def _fits_camera(image, path, cam, camera_arg) -> None:
+    """Raises UserError naming the image file ``path`` and the camera YAML unless ``image`` is the camera's size."""
+    w, h = cam.size
+    if image.shape[:2] != (h, w):
+        raise UserError(f"{path} is {image.shape[1]}x{image.shape[0]} but the camera "
+                        f"({camera_arg or 'config/camera.yaml'}) is {w}x{h}")
+
+
 def _detect(args: argparse.Namespace) -> int:
     from vision.image_files import write_image
     from vision.overlay import draw_observations
@@ -172,12 +180,8 @@ def _detect(args: argparse.Namespace) -> int:
         from config.table import load_table_settings
         tc = load_table_settings(args.table)
         cs = load_camera_settings(tc.table, args.camera)
-        cam = cs.camera
-        w, h = cam.size
-        if image.shape[:2] != (h, w):
-            raise UserError(f"{args.image} is {image.shape[1]}x{image.shape[0]} but the camera "
-                            f"({args.camera or 'config/camera.yaml'}) is {w}x{h}")
-        vision = TableVision(cam, tc.table, tc.physics.R, cs.landmarks, args.cloth_srgb or cs.cloth_srgb)
+        _fits_camera(image, args.image, cs.camera, args.camera)
+        vision = TableVision(cs.camera, tc.table, tc.physics.R, cs.landmarks, args.cloth_srgb or cs.cloth_srgb)
 
         def detect():
             return vision.observe(image)
@@ -243,7 +247,7 @@ def _cloth(args: argparse.Namespace) -> int:
     if _pixel_only(args):
         from vision.detect_pixels import cloth_model
 
-        def model(image):
+        def model(image, path):
             return cloth_model(image, args.radius_px)
     else:
         from config.camera import load_camera_settings
@@ -252,14 +256,11 @@ def _cloth(args: argparse.Namespace) -> int:
         tc = load_table_settings(args.table)
         cs = load_camera_settings(tc.table, args.camera)
         detector = TableDetector(cs.camera, tc.table, tc.physics.R, cs.landmarks.rail)
-        w, h = cs.camera.size
 
-        def model(image):
-            if image.shape[:2] != (h, w):
-                raise UserError(f"an image is {image.shape[1]}x{image.shape[0]} but the camera "
-                                f"({args.camera or 'config/camera.yaml'}) is {w}x{h}")
+        def model(image, path):
+            _fits_camera(image, path, cs.camera, args.camera)
             return detector.cloth_model(image)
-    frames = {str(p): measured_srgb(model(_read(p))) for p in args.images}
+    frames = {str(p): measured_srgb(model(_read(p), p)) for p in args.images}
     seen = [c for c in frames.values() if c is not None]
     if not seen:
         raise UserError("no frame shows the cloth without a projector's light over part of it (a lit wedge): "
