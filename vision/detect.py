@@ -65,8 +65,9 @@ drifted from it, the frame is brought back to it: ``TableDetector.white_balanced
    those contacts (``place_by_contacts``; sought CONTACT_SEEK R further out where its start is far off,
    at least CONTACT_SEEK_MIN of them; a fit that left its start by R, onto a neighbour, is put back
    there for this). On a grey cloth a rack's ball with no candidate (washed or of the cloth's hue under rings or a
-   projector's white light; without rings, not in a JPEG frame) is placed at the spot where it touches at least
-   CONTACT_SEEK_MIN balls found (``spot_balls``). Each
+   projector's white light, or its gaps smeared by JPEG) is placed at the spot where it touches at least
+   CONTACT_SEEK_MIN balls found, and kept where its body (under rings) or a lamp's highlight (without) shows a
+   ball (``spot_balls``). Each
    placed ball is then solved again against every ball located by then (CONTACT_SWEEPS times), and kept only
    where its body is not its cloth (``cloth_body``: an empty gap among loose balls touches three too). Balls
    cannot overlap (``separate_overlaps``), nor overhang a cushion: a held fit's centre is moved onto the bed (R
@@ -112,6 +113,7 @@ from vision.cloth import (
     take_off_light,
 )
 from vision.fits import fit_spheres
+from vision.glints import glints
 from vision.intruders import clear_of_intruders, reach_in_band
 from vision.limbs import limb_points
 from vision.scene import CLOTH, CUSHION, NOSE_FACE, POCKET, RailGeometry, TableScene
@@ -293,10 +295,14 @@ CONTACT_FILL = 0.6                     # the square at a placed centre is this f
                                        # rendered placed balls otherwise >= 0.89, a false one 0.39)
 SPOT_ROUNDS = 3                        # a grey cloth's rack: rounds of balls placed at its spots
                                        # (``spot_balls``: each round's balls are the next one's contacts)
-SPOT_DARK = 0.75                       # ... with no rings (and no JPEG), a spot of the cloth's hue is a ball where its
-                                       # body is darker than this share of the cloth about it (a racked black 8 lit to
-                                       # the cloth's hue by a projector's white light: 0.39-0.77; an empty spot, the
-                                       # cloth in its neighbours' shadow: 0.91-1.24 lit, 0.79-1.15 unlit)
+SPOT_GLINT = 2.0                       # ... with no rings, a spot is a ball where it shows a lamp's highlight this many
+                                       # times the dimmer of its body and its lit cloth (``highlight_over_body``; grey
+                                       # racks with each inner ball taken out in turn, LIT_JPEG and LIT_SHEEN, 1179
+                                       # spots: 669 balls >= 2.78, 510 empty spots <= 1.49)
+SPOT_DARK = 0.75                       # a body of the cloth's hue darker than this share of the cloth about it is a
+                                       # ball's (a racked black 8 lit to the cloth's hue by a projector's white light:
+                                       # 0.39-0.77; an empty spot, the cloth in its neighbours' shadow: 0.91-1.24 lit,
+                                       # 0.79-1.15 unlit; in a JPEG frame beside a black ball 0.29-0.59)
 
 
 @dataclass(frozen=True)
@@ -1133,7 +1139,7 @@ class TableDetector:
             px0 = np.stack([2 * cand[:, 0] + 0.5 + u0, 2 * cand[:, 1] + 0.5 + v0], axis=1)
             det = self.refine(image, pixels_to_table(self.cam, px0, self.R), fill, model, fill_map, blocky(image),
                               bright, plain=plain, vivid=first, fixed=fixed, unlit=light is not None)
-        if grey and len(det) and (ringed or not blocky(image)):     # a grey cloth's rack: balls with no candidate
+        if grey and len(det):     # a grey cloth's rack: balls with no candidate
             det = det.joined(self.spot_balls(image, det, model, fill_map, ringed))
         # balls of the cloth's own hue (vision.shape_candidates): where no ball was found from colour
         shaped = shape_candidates(half, self.shape_voters, self.allowed, self.r_map,
@@ -1464,11 +1470,10 @@ class TableDetector:
         at least CONTACT_SEEK_MIN of them, on the bed), placed by those contacts (``place_by_contacts``) and kept
         where their body shows a ball: where the frame is ``ringed``, dimmest body samples unlike ``cloth`` about
         them (``dim_body_unlike``: an empty spot shows the cloth in its neighbours' shadow and the rings'
-        remnants), else a body of the cloth's hue far darker than it (``dark_body_alike``) or a body BRIGHTER times
-        the cloth's level or more (a white-bodied stripe of a grey cloth's hue, no foreground:
-        lit_sheen seed 30 frame 8's 14 at 2.62 of it); the balls kept are
-        the next round's contacts (at most SPOT_ROUNDS). fill_map: as ``refine``'s (the Detections' fill). Not
-        called for a JPEG frame without rings (its gaps, placed from rough neighbours, read 0.48-0.51)."""
+        remnants), else a lamp's highlight SPOT_GLINT times the dimmer of its body and its cloth
+        (``highlight_over_body``: a glossy ball of any colour mirrors the lamps; an empty spot is matte cloth,
+        which JPEG darkens beside a black ball and tints beside coloured ones); the balls kept are the next round's
+        contacts (at most SPOT_ROUNDS). fill_map: as ``refine``'s (the Detections' fill)."""
         R, out = self.R, _empty()
         for _ in range(SPOT_ROUNDS):
             xy = np.concatenate([det.xy, out.xy])
@@ -1485,10 +1490,10 @@ class TableDetector:
             new = Detections(px=cpx, r_px=rpx, xy=at[placed], rms_px=np.full(k, np.nan), n_edges=np.zeros(k, int),
                              fill=self._fill_at(fill_map, at[placed]), cloth_v=cloth_v, added=added,
                              span=np.zeros(k), anchored=np.zeros(k, bool), provisional=np.zeros(k, bool))
-            # without rings a body BRIGHTER times its cloth's level is a white-bodied ball too (an empty spot is cloth
-            # in its neighbours' shade, 0.79-1.24; under rings their remnants are bright: not there)
+            # (under rings their remnants are bright: a highlight there tells nothing)
+            others = np.concatenate([det.px, out.px]), np.concatenate([det.r_px, out.r_px])
             kept = (dim_body_unlike(image, cpx, rpx, local, level) if ringed
-                    else dark_body_alike(image, cpx, rpx, local, level) | (level >= BRIGHTER))
+                    else highlight_over_body(image, cpx, rpx, *others, local, level) >= SPOT_GLINT)
             new = new.take(kept)
             if not len(new):
                 break
@@ -1589,14 +1594,23 @@ def cloth_body(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray, 
     return like & ~dim_body_unlike(image, centres_px, radii_px, local, level)
 
 
+def highlight_over_body(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray, others_px: np.ndarray,
+                        others_r_px: np.ndarray, local: np.ndarray, level: np.ndarray) -> np.ndarray:
+    """(M,) a lamp's highlight (``vision.glints.glints``: the brightest pixels' channel mean within its disc, off
+    the circles others_px (K, 2), others_r_px (K,) [px]) on each ball of centres (M, 2) with outline radii (M,) [px]
+    in a BGR uint8 image, in linear light over the mean of its local cloth's linear colour (M, 3), and that over the
+    dimmer of its body and that cloth (``level`` (M,): the body's level over the cloth's). A glossy ball mirrors
+    the lamps above it, whatever its colour: well above a dark body, and above the cloth for a bright one."""
+    white = srgb_to_linear(glints(image, centres_px, radii_px, others_px, others_r_px)[:, 1])
+    return white / np.maximum(local.mean(axis=1), 1e-12) / np.maximum(np.minimum(level, 1.0), 1e-12)
+
+
 def dark_body_alike(image: np.ndarray, centres_px: np.ndarray, radii_px: np.ndarray, local: np.ndarray,
                     level: np.ndarray) -> np.ndarray:
-    """(M,) bool: a ball placed by its contacts in a rack with no rings is a body of its cloth's hue darker than it:
-    the dimmest BODY_DIMMEST of its 32 body samples (``body_colour`` about centres (M, 2) with outline radii (M,)
-    [px] in a BGR uint8 image) within EDGE_CHROMA_DEG of the local cloth's linear colour (M, 3), and its whole
-    body under SPOT_DARK of it (``level`` (M,): the body's level over the cloth's). Without rings a ball of
-    another colour is foreground and has its own candidate, so a coloured spot is its neighbours' colour on the
-    cloth; the one left is the black 8 that a projector's white light lifts to a grey cloth's hue."""
+    """(M,) bool: a body of its cloth's hue darker than it (a black 8 that a projector's white light lifts to a grey
+    cloth's hue): the dimmest BODY_DIMMEST of its 32 body samples (``body_colour`` about centres (M, 2) with outline
+    radii (M,) [px] in a BGR uint8 image) within EDGE_CHROMA_DEG of the local cloth's linear colour (M, 3), and its
+    whole body under SPOT_DARK of it (``level`` (M,): the body's level over the cloth's)."""
     dim = body_colour(image, centres_px, radii_px, BODY_DIMMEST)
     return (hue_angle(dim, local) < EDGE_CHROMA_DEG) & (level < SPOT_DARK)
 

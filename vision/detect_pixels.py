@@ -145,6 +145,7 @@ from vision.detect import (
 from vision.detect import SEARCH_WIDTHS as LIMB_WIDTHS
 from vision.exposure import exposed
 from vision.fits import CIRCLE_ITERS, _fit_circles, fit_circles
+from vision.glints import glints
 from vision.halo_rings import line_rings
 from vision.intruders import clear_of_intruders, reach_in_band
 from vision.jaws import JAW_NEAR, jaw_candidates
@@ -211,9 +212,7 @@ SHEEN_GLINT = 1.7                  # ... and there a fit whose body is its cloth
                                    # remnant on plain cloth 1.39; seed 400's, the fresh check, 1.42) ...
 SHEEN_LEVEL = 0.8                  # ... from this share of its cloth's level up (the remnants 0.98-1.15; balls
                                    # whose body is within 20 degrees of their cloth's at 0.8-2 times its level:
-                                   # highlights >= 2.06)
-GLINT_TOP = 0.01                   # ... in the brightest share of its inside ...
-GLINT_DISC = 0.75                  # ... within this many radii of its centre
+                                   # highlights >= 2.06); a highlight: ``vision.glints``
 PACK_GLINT = 0.7                   # a fit in a pack (touching PACK_TOUCHING fits that hold a highlight, no halo rings,
                                    # its inside at least LATTICE_SHARE unlike cloth) needs this share of that highlight:
                                    # a ball whose highlight is hidden (the 8 balls of the cleaned projector-off frames
@@ -248,9 +247,6 @@ RING_BAND = 0.3                    # ball radii: an outline point this near a ha
 RING_ALIGN = 0.7                   # ... where the ring runs along the fit's circle (cos of the angle between their radii) ...
 OWN_RING = 0.5                     # ... and the ring's centre lies more than this many radii from the fit's (not its own)
 RING_SHARE = 2 / 3                 # a fit with more than this share of its points on rings' arcs is no ball
-RING_SEEN = 0.55                   # a highlight is read off the rings' bands (RING_BAND) where this share of its disc
-                                   # lies off them (seeds 5 and 41, hard and halo: circles on ring-crossed pocket
-                                   # holes 0.58-0.86; balls 0.50, whose highlight off them is 0.88, and 0.67, 1.22)
 HOLE_LINES = 4                     # a circle with at least this many search lines into a pocket hole that read no
                                    # step of the pass's minimum has an outline with no step against the hole (a dark
                                    # ball in a pocket's mouth) ...
@@ -865,11 +861,9 @@ def _outside_markings(image: np.ndarray, fits: tuple, radius_px: float, model) -
 
 def _white_insides(image: np.ndarray, model, c: np.ndarray, r: np.ndarray, k: np.ndarray) -> np.ndarray:
     """(len(k),) bool: which circles k of c (M, 2), r (M,) [px] (off the others) in the BGR uint8 ``image`` have
-    the median of their channels' mean within GLINT_DISC radii at least the cloth ``model``'s lit cloth there."""
+    the median of their channels' mean (``glints``) at least the cloth ``model``'s lit cloth there."""
     lit = model.brightness((c[k, 0] - 0.5) / 2, (c[k, 1] - 0.5) / 2) * np.mean(model.chroma)
-    return _glints(image, np.ascontiguousarray(c[k], np.float64), np.asarray(r[k], np.float64),
-                   np.ascontiguousarray(c, np.float64), np.asarray(r, np.float64), GLINT_DISC, 0.5,
-                   np.zeros((0, 3)), 0.0, RING_SEEN)[:, 1] >= lit
+    return glints(image, c[k], r[k], c, r, top=0.5)[:, 1] >= lit
 
 
 def _touching_radius(c: np.ndarray, r: float) -> float:
@@ -1036,83 +1030,6 @@ def on_a_line(p, tol, need):
                 elif count + n - 1 - k < need:
                     break
     return False
-
-
-def glints(image: np.ndarray, c: np.ndarray, r: np.ndarray, oc: np.ndarray, orr: np.ndarray,
-           rings: np.ndarray = np.zeros((0, 3)), band: float = 0.0) -> np.ndarray:
-    """(M, 2) for circles (centres c (M, 2), radii r (M,) [px] in the BGR uint8 ``image``): the brightest
-    GLINT_TOP share of the inside (the pixels, at integer coordinates, nearer than GLINT_DISC radii to the
-    centre, in the image and outside every other circle oc (K, 2), orr (K,) [px]: a shadow's circle
-    reaches into its ball), of each pixel's strongest channel and of its channels' mean (inf for a
-    circle with no pixel inside). A glossy ball mirrors the lamps above it, a white highlight brighter than
-    the matte cloth they light; a pocket's back wall, seen deep between the jaws, and a ball's shadow are
-    matte and lit less than the cloth. Where at least RING_SEEN of those pixels lie farther than ``band``
-    [px] from every halo ring's circle (``rings`` (L, 3): centre u, v, radius [px]), only those are read: a
-    ring drawn across a pocket's black hole is light added there, no highlight."""
-    return _glints(image, np.ascontiguousarray(c, np.float64).reshape(-1, 2), np.asarray(r, np.float64),
-                   np.ascontiguousarray(oc, np.float64).reshape(-1, 2), np.asarray(orr, np.float64),
-                   GLINT_DISC, GLINT_TOP, np.ascontiguousarray(rings, np.float64).reshape(-1, 3), float(band),
-                   RING_SEEN)
-
-
-@njit(cache=True)
-def _glints(image, c, r, oc, orr, disc, top, rings, band, seen):
-    """``glints`` (numba): per circle, the largest values of its pixels' strongest channel and channels'
-    mean kept in descending order (as many as the brightest ``top`` share of its square can hold), of all
-    its pixels (rows 0, 1) and of those off the rings' bands (rows 2, 3; only with rings)."""
-    h, w = image.shape[0], image.shape[1]
-    out = np.full((c.shape[0], 2), np.inf)
-    others = np.empty(oc.shape[0], np.int64)
-    ringed = rings.shape[0] > 0
-    for i in range(c.shape[0]):
-        reach = disc * r[i]
-        m = 0
-        for j in range(oc.shape[0]):
-            d = np.sqrt((c[i, 0] - oc[j, 0]) ** 2 + (c[i, 1] - oc[j, 1]) ** 2)
-            if 0.0 < d < orr[j] + reach:
-                others[m] = j
-                m += 1
-        u0, u1 = max(0, int(np.floor(c[i, 0] - reach))), min(w - 1, int(np.ceil(c[i, 0] + reach)))
-        v0, v1 = max(0, int(np.floor(c[i, 1] - reach))), min(h - 1, int(np.ceil(c[i, 1] + reach)))
-        best = np.full((4 if ringed else 2, int(top * max(0, (u1 - u0 + 1) * (v1 - v0 + 1))) + 1), -1.0)
-        n = n_off = 0
-        for v in range(v0, v1 + 1):
-            for u in range(u0, u1 + 1):
-                if (u - c[i, 0]) ** 2 + (v - c[i, 1]) ** 2 >= reach * reach:
-                    continue
-                off = True
-                for q in range(m):
-                    j = others[q]
-                    off &= (u - oc[j, 0]) ** 2 + (v - oc[j, 1]) ** 2 >= orr[j] * orr[j]
-                if not off:
-                    continue
-                n += 1
-                rows = 2
-                if ringed:
-                    on = False
-                    for q in range(rings.shape[0]):
-                        on |= abs(np.sqrt((u - rings[q, 0]) ** 2 + (v - rings[q, 1]) ** 2) - rings[q, 2]) <= band
-                    if not on:
-                        n_off += 1
-                        rows = 4
-                b, g, rr = float(image[v, u, 0]), float(image[v, u, 1]), float(image[v, u, 2])
-                strongest, mean = max(b, g, rr), (b + g + rr) / 3.0
-                for t in range(rows):
-                    value = strongest if t % 2 == 0 else mean
-                    k = best.shape[1] - 1
-                    if value <= best[t, k]:
-                        continue
-                    while k > 0 and best[t, k - 1] < value:      # (insertion into the descending row)
-                        best[t, k] = best[t, k - 1]
-                        k -= 1
-                    best[t, k] = value
-        if ringed and n_off and n_off >= seen * n:
-            out[i, 0] = best[2, int(top * n_off)]
-            out[i, 1] = best[3, int(top * n_off)]
-        elif n:
-            out[i, 0] = best[0, int(top * n)]
-            out[i, 1] = best[1, int(top * n)]
-    return out
 
 
 @njit(cache=True)
