@@ -302,7 +302,7 @@ SPOT_GLINT = 2.0                       # ... with no rings, a spot is a ball whe
 SPOT_DARK = 0.75                       # a body of the cloth's hue darker than this share of the cloth about it is a
                                        # ball's (a racked black 8 lit to the cloth's hue by a projector's white light:
                                        # 0.39-0.77; an empty spot, the cloth in its neighbours' shadow: 0.91-1.24 lit,
-                                       # 0.79-1.15 unlit; in a JPEG frame beside a black ball 0.29-0.59)
+                                       # 0.79-1.15 unlit; in a JPEG frame beside a black ball 0.29-0.62)
 
 
 @dataclass(frozen=True)

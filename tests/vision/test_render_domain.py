@@ -315,7 +315,7 @@ def _grey_rack_frame(sc, k: int, leave_out=None):
 
 def test_a_grey_cloths_lit_jpeg_racks_balls_with_no_candidate_are_kept_by_their_highlight(synthetic_camera, vision):
     """JPEG smears a rack's narrow gaps: on a grey cloth under a projector's light its lifted black 8 and coloured
-    balls give no candidate. Placed at their spots (``spot_balls``), they are kept by a lamp's highlight 2.9-6.8
+    balls give no candidate. Placed at their spots (``spot_balls``), they are kept by a lamp's highlight 2.95-6.83
     times the dimmer of their body and their cloth (``highlight_over_body``): the bench's lit_jpeg seed 30 frame 8
     16 of 16 found and named, measured (14 before: its 8 and 14, when JPEG frames had no spots), and the rack of
     ``_grey_rack_frame`` 20 16 of 16 (13 before: its 6, 8 and 12). With one of those balls taken out, no false ball:
