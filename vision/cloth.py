@@ -54,6 +54,16 @@ def _surface(c, u, v):
 _surface_jit = njit(cache=True)(_surface)
 
 
+@njit(cache=True)
+def colour_angle(b0, b1, b2, c0, c1, c2):
+    """The angle [deg] between two colours b, c (any channel order, any lengths): degrees(arccos(clip(b . c /
+    max(|b| |c|, 1e-12), -1, 1)))."""
+    nb = math.sqrt(b0 * b0 + b1 * b1 + b2 * b2)
+    nc = math.sqrt(c0 * c0 + c1 * c1 + c2 * c2)
+    cos = (b0 * c0 + b1 * c1 + b2 * c2) / max(nb * nc, 1e-12)
+    return np.degrees(np.arccos(min(max(cos, -1.0), 1.0)))
+
+
 @dataclass(frozen=True)
 class ClothModel:
     """chroma: (3,) unit direction of the cloth's 8-bit BGR colour; coef: (6,) quadratic brightness

@@ -105,6 +105,7 @@ from vision.cloth import (
     ClothModel,
     _off_cloth,
     added_light_field,
+    colour_angle,
     fit_cloth,
     foreground,
     grey_cloth,
@@ -119,7 +120,7 @@ from vision.limbs import limb_points
 from vision.scene import CLOTH, CUSHION, NOSE_FACE, POCKET, RailGeometry, TableScene
 from vision.shape_candidates import shape_candidates, voting_share
 from vision.thin_lines import remove_thin_lines, take_line_edges
-from vision.white_balance import balanced, brought_back, cloth_gains, unit_bgr
+from vision.white_balance import bring_back, unit_bgr
 
 LINE_REACH = 0.5                       # ball radii: thin lines of added light (halo rings) this far across
                                        # are taken out first (pixel-only mode's 0.35: halo x20 92.5 %; 0.5: 95.0 %;
@@ -354,6 +355,15 @@ class Detections:
 
 
 # ---- 4. outline points ----------------------------------------------------------------------
+def memoised(memo: dict, what: str, frame: np.ndarray, make):
+    """make(frame), made once per ``what`` and frame object in ``memo`` (kept there with the frame, so that its id is
+    not reused while the memo lives): what one frame's search reads more than once."""
+    hit = memo.get((what, id(frame)))
+    if hit is None or hit[0] is not frame:
+        hit = memo[(what, id(frame))] = (frame, make(frame))
+    return hit[1]
+
+
 def jpeg_frame(image: np.ndarray) -> bool:
     """Whether step 4's JPEG rules apply to a BGR frame (h, w, 3) uint8: it steps across JPEG's 8x8
     blocks (``block_contrast`` > BLOCKY_CONTRAST) or its colour is JPEG 4:2:0's half-resolution
@@ -522,20 +532,11 @@ def hue_angle(body: np.ndarray, cloth_lin: np.ndarray) -> np.ndarray:
 
 @njit(cache=True)
 def _hue_angle(body, cloth):
-    """``hue_angle`` per row (``_angle``)."""
+    """``hue_angle`` per row (``vision.cloth.colour_angle``)."""
     out = np.empty(body.shape[0])
     for m in range(body.shape[0]):
-        out[m] = _angle(body[m, 0], body[m, 1], body[m, 2], cloth[m, 0], cloth[m, 1], cloth[m, 2])
+        out[m] = colour_angle(body[m, 0], body[m, 1], body[m, 2], cloth[m, 0], cloth[m, 1], cloth[m, 2])
     return out
-
-
-@njit(cache=True)
-def _angle(b0, b1, b2, c0, c1, c2):
-    """degrees(arccos(clip(b . c / max(|b| |c|, 1e-12), -1, 1))) of two colours b, c."""
-    nb = math.sqrt(b0 * b0 + b1 * b1 + b2 * b2)
-    nc = math.sqrt(c0 * c0 + c1 * c1 + c2 * c2)
-    cos = (b0 * c0 + b1 * c1 + b2 * c2) / max(nb * nc, 1e-12)
-    return np.degrees(np.arccos(min(max(cos, -1.0), 1.0)))
 
 
 @njit(cache=True)
@@ -590,10 +591,10 @@ def _search_rules(body, ref, local, near, bright, vivid, blocky, alone):
     finite = np.isfinite(bright)
     for m in range(M):
         b0, b1, b2, r0, r1, r2 = body[m, 0], body[m, 1], body[m, 2], ref[m, 0], ref[m, 1], ref[m, 2]
-        ang = _angle(b0, b1, b2, r0, r1, r2)
+        ang = colour_angle(b0, b1, b2, r0, r1, r2)
         if finite:          # brightness only where colour cannot tell: of the cloth's hue, or white on grey
             deg[m] = edge_chroma_deg(ang, _level(b0, b1, b2, r0, r1, r2), bright)
-            if ang < LOW_CONTRAST_DEG or _angle(1.0, 1.0, 1.0, r0, r1, r2) < LOW_CONTRAST_DEG:
+            if ang < LOW_CONTRAST_DEG or colour_angle(1.0, 1.0, 1.0, r0, r1, r2) < LOW_CONTRAST_DEG:
                 ball_bright[m] = bright
         elif vivid:
             ball_bright[m] = vivid_bright(ang, _level(b0, b1, b2, r0, r1, r2))
@@ -602,7 +603,7 @@ def _search_rules(body, ref, local, near, bright, vivid, blocky, alone):
             deg[m] = min(max(BLOCKY_CHROMA_SHARE * ang, EDGE_CHROMA_DEG), BLOCKY_CHROMA_DEG)
         if alone or not finite:
             l0, l1, l2 = local[m, 0], local[m, 1], local[m, 2]
-            own = _angle(b0, b1, b2, l0, l1, l2)
+            own = colour_angle(b0, b1, b2, l0, l1, l2)
             if alone:
                 limb[m] = own < LOW_CONTRAST_DEG
             else:
@@ -1007,16 +1008,10 @@ class TableDetector:
         if self.cloth_reference is None or image.shape != (h, w, 3):
             return image
         given = np.ascontiguousarray(image)
-        start = memo[("start", id(given))] = (given, self._start(given))
-        gains = cloth_gains(self.cloth_reference, start[1][3].chroma)
-        if gains is None:
-            return given
-        back = balanced(given, gains)
-        again = self._start(back)
-        if not brought_back(self.cloth_reference, again[3]):
-            return given
-        memo[("start", id(back))] = (back, again)
-        return back
+
+        def start(frame):
+            return memoised(memo, "start", frame, self._start)
+        return bring_back(given, self.cloth_reference, start(given), start, lambda s: s[3])[0]
 
     def added_kept(self, det: Detections, det2: Detections, image: np.ndarray, cloth: ClothModel) -> np.ndarray:
         """(len(det2),) bool: which balls of the second search (``detect_unlined``) are added to the first
@@ -1099,17 +1094,11 @@ class TableDetector:
         u0, v0 = self.crop[:2]
         memo = {} if memo is None else memo
 
-        def once(what: str, frame: np.ndarray, make):      # (the frame kept with it: its id is not reused)
-            hit = memo.get((what, id(frame)))
-            if hit is None or hit[0] is not frame:
-                hit = memo[(what, id(frame))] = (frame, make(frame))
-            return hit[1]
-
         def blocky(frame: np.ndarray) -> bool:
-            return once("jpeg", frame, jpeg_frame)
+            return memoised(memo, "jpeg", frame, jpeg_frame)
 
         given = np.ascontiguousarray(image)
-        image, half, lined, model, bright = once("start", given, self._start)
+        image, half, lined, model, bright = memoised(memo, "start", given, self._start)
         ringed = image is not given
         light = again = None
 

@@ -153,7 +153,7 @@ from vision.limbs import limb_circles
 from vision.play_area import area_mask, area_polygon, cloth_region, corner_pockets, within_pockets
 from vision.steps import N_RAYS, STEP, SmoothedNear, _step_points, ray_directions, step_points
 from vision.thin_lines import remove_thin_lines
-from vision.white_balance import balanced, brought_back, cloth_gains, unit_bgr
+from vision.white_balance import bring_back, unit_bgr
 
 SEARCH_WIDTHS = (6.0, 3.0, 2.0)   # px either side of the circle, per pass
 SMOOTH_SIGMA = 1.0                 # px, Gaussian smoothing before the colour derivative
@@ -465,16 +465,12 @@ def _balanced_ground(image: np.ndarray, r_half: float,
                      reference: np.ndarray | None) -> tuple[np.ndarray, ClothGround]:
     """(the frame to search, its ``_cloth_ground``) for a BGR uint8 frame: where its cloth's colour drifted from
     ``reference`` (None, or the calibrated cloth's unit BGR colour), the frame brought back to it where it then shows
-    that cloth (``vision.white_balance.brought_back``); else the frame itself. r_half: the balls' radius at half
+    that cloth (``vision.white_balance.bring_back``); else the frame itself. r_half: the balls' radius at half
     resolution [px]."""
     ground = _cloth_ground(image, r_half)
-    gains = None if reference is None else cloth_gains(reference, ground.model.chroma)
-    if gains is not None:
-        back = balanced(image, gains)
-        again = _cloth_ground(back, r_half)
-        if brought_back(reference, again.model):
-            return back, again
-    return image, ground
+    if reference is None:
+        return image, ground
+    return bring_back(image, reference, ground, lambda frame: _cloth_ground(frame, r_half), lambda g: g.model)
 
 
 def _evened_ground(image: np.ndarray, ground: ClothGround, r_half: float) -> tuple[np.ndarray, ClothGround]:

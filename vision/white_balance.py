@@ -17,12 +17,12 @@ into the clip: on the real snooker sets under ``--perturb white=1.2,0.8`` that n
 """
 from __future__ import annotations
 
-import math
+from collections.abc import Callable
 
 import numpy as np
 
 from planner.jit import njit
-from vision.cloth import ClothModel
+from vision.cloth import ClothModel, colour_angle
 
 DEADBAND_DEG = 2.0     # a cloth within this angle of its reference colour is left as it is: the frames of each real
                        # set lie within 1.02 deg of their set's median cloth, and identity holds through the rendered
@@ -52,10 +52,8 @@ def measured_srgb(model: ClothModel) -> tuple[int, int, int] | None:
 
 
 def drift_deg(reference: np.ndarray, chroma: np.ndarray) -> float:
-    """The angle [deg] between two BGR colours (3,) (any length)."""
-    ref, now = np.asarray(reference, np.float64), np.asarray(chroma, np.float64)
-    cos = float(ref @ now) / float(np.linalg.norm(ref) * np.linalg.norm(now))
-    return math.degrees(math.acos(max(-1.0, min(1.0, cos))))
+    """The angle [deg] between two BGR colours (3,) (any length): ``vision.cloth.colour_angle``."""
+    return float(colour_angle(*np.asarray(reference, np.float64), *np.asarray(chroma, np.float64)))
 
 
 def cloth_gains(reference: np.ndarray, chroma: np.ndarray) -> np.ndarray | None:
@@ -76,6 +74,19 @@ def brought_back(reference: np.ndarray, model: ClothModel) -> bool:
     brought back whatever its model, and kept so only where this holds: a projector's light over part of the cloth
     turns the colour the gains are read from, and the frame brought back by them still shows a wedge."""
     return model.lit == (0.0, 0.0) and drift_deg(reference, model.chroma) < DEADBAND_DEG
+
+
+def bring_back(image: np.ndarray, reference: np.ndarray, fitted, fit: Callable, model_of: Callable):
+    """(the frame to search, its fit): a BGR uint8 ``image`` whose fit ``fitted`` (``fit(image)``; ``model_of(fit)``
+    its ClothModel) reads a cloth drifted from ``reference`` (3,) BGR (``cloth_gains``), brought back to it
+    (``balanced``) with its own fit where that then shows the calibrated cloth (``brought_back``); else ``image``
+    and ``fitted``. Both detectors' first step, each with its own fit."""
+    gains = cloth_gains(reference, model_of(fitted).chroma)
+    if gains is None:
+        return image, fitted
+    back = balanced(image, gains)
+    again = fit(back)
+    return (back, again) if brought_back(reference, model_of(again)) else (image, fitted)
 
 
 def balanced(image: np.ndarray, gains: np.ndarray) -> np.ndarray:
